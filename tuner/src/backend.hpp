@@ -1,0 +1,44 @@
+// The evaluation seam: a backend turns a configuration into an Outcome in two steps, so that
+// compilation (CPU-bound, parallel) overlaps measurement (one configuration at a time).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "outcome.hpp"
+#include "space.hpp"
+
+namespace adaexplore {
+
+/// What `prepare` produced: either a failure decided before any run (compile error, resource
+/// limit from the ptxas report) or an artifact ready to measure.
+struct Prepared {
+  Config config;
+  std::optional<Outcome> failure;
+  std::filesystem::path executable;  // backend-specific artifact (benchmark executable, cubin)
+  std::filesystem::path directory;   // the evaluation's working directory
+  std::vector<KernelResources> resources;
+  std::map<std::string, double> stage_ms;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  /// Where outcomes are measured: {"name", "compute_capability", "sm_count", "memory_bytes",
+  /// "driver_version", "runtime_version", ...}; part of the results file's key.
+  virtual nlohmann::json device() const = 0;
+  /// Renders, compiles and checks statically. Must be safe to call from several threads at once.
+  virtual Prepared prepare(const Config& config) = 0;
+  /// Runs and times a prepared configuration. Called from one thread, one configuration at a time.
+  virtual Outcome measure(Prepared& prepared) = 0;
+  /// Evaluations the backend can prepare concurrently (compile workers); 1 = sequential.
+  virtual std::size_t parallelism() const { return 1; }
+};
+
+}  // namespace adaexplore

@@ -1,0 +1,27 @@
+// Subcommands of adaexplore-tuner; each lives in its own command_*.cpp and registers here.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace adaexplore {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+void register_commands(CLI::App& app);
+int run_selected_command(CLI::App& app);
+
+Command register_tune_command(CLI::App& app);        // command_tune.cpp
+Command register_defaults_command(CLI::App& app);    // command_tune.cpp
+Command register_device_command(CLI::App& app);      // command_device.cpp
+Command register_strategies_command(CLI::App& app);  // command_device.cpp
+
+/// Exit codes.
+inline constexpr int kExitOk = 0, kExitBadInput = 1, kExitTuningFailed = 2, kExitNoGpu = 3;
+
+}  // namespace adaexplore

@@ -1,0 +1,24 @@
+// adaexplore-tuner: the command-line tuner. Subcommands: tune, defaults, device, strategies.
+// Exit codes: 0 success; 1 bad usage or input (spec, template, results file); 2 the tuning found
+// no valid configuration or the setup is broken; 3 no GPU for a cuda tuning.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "adaexplore-tuner: failure-driven, diversity-preserving autotuner for CUDA (and C++) kernels.\n"
+      "Reads a tuning spec (JSON), evaluates configurations, writes a results file (JSON Lines)\n"
+      "and a header of constexpr winning parameters."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(ADAEXPLORE_VERSION));
+  adaexplore::register_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return adaexplore::run_selected_command(app);
+}

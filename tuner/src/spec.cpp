@@ -1,0 +1,183 @@
+#include "spec.hpp"
+
+#include <fstream>
+#include <random>
+#include <regex>
+#include <set>
+
+namespace adaexplore {
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& where, const std::string& what) {
+  throw SpecError(file.string() + ": " + where + ": " + what);
+}
+
+std::filesystem::path resolve(const std::filesystem::path& file, const std::string& p) {
+  std::filesystem::path path(p);
+  if (path.is_relative()) path = file.parent_path() / path;
+  return path.lexically_normal();
+}
+
+Value value_from_json(const nlohmann::json& v, const std::filesystem::path& file, const std::string& where) {
+  if (v.is_number()) return Value::from_number(v.get<double>());
+  if (v.is_boolean()) return Value::from_number(v.get<bool>() ? 1 : 0);
+  if (v.is_string()) return Value::from_text(v.get<std::string>());
+  fail(file, where, "a value must be a number or a string, not " + v.dump());
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j, const char* key, const std::filesystem::path& file,
+                                     const std::string& where) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  if (!j[key].is_array()) fail(file, where + "." + key, "must be an array of strings");
+  for (const auto& s : j[key]) {
+    if (!s.is_string()) fail(file, where + "." + key, "must be an array of strings, found " + s.dump());
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+const std::set<std::string>& known_keys() {
+  static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
+                                             "constraints", "defaults", "budget", "strategy", "strategy_options",
+                                             "seed", "compiler", "run", "work_dir", "jobs", "$comment"};
+  return keys;
+}
+
+}  // namespace
+
+std::vector<Parameter> parse_parameters(const nlohmann::json& j, const std::filesystem::path& file) {
+  if (!j.is_array() || j.empty()) fail(file, "parameters", "must be a non-empty array of {\"name\", \"values\"|\"range\"}");
+  std::vector<Parameter> params;
+  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const auto& p = j[i];
+    const std::string where = "parameters[" + std::to_string(i) + "]";
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string())
+      fail(file, where, "needs a \"name\" (string)");
+    Parameter param;
+    param.name = p["name"].get<std::string>();
+    if (!std::regex_match(param.name, identifier))
+      fail(file, where, "name '" + param.name + "' is not an identifier (letters, digits, _; not starting with a digit)");
+    if (p.contains("values")) {
+      if (!p["values"].is_array() || p["values"].empty())
+        fail(file, where + " (" + param.name + ")", "\"values\" must be a non-empty array");
+      for (const auto& v : p["values"]) param.values.push_back(value_from_json(v, file, where + " (" + param.name + ")"));
+    } else if (p.contains("range")) {
+      const auto& r = p["range"];
+      if (!r.is_object() || !r.contains("from") || !r.contains("to") || !r["from"].is_number_integer() ||
+          !r["to"].is_number_integer())
+        fail(file, where + " (" + param.name + ")", "\"range\" needs integer \"from\" and \"to\" (inclusive) and optional \"step\"");
+      const long long from = r["from"], to = r["to"], step = r.value("step", 1LL);
+      if (step <= 0 || to < from)
+        fail(file, where + " (" + param.name + ")", "\"range\" needs from <= to and step > 0");
+      if ((to - from) / step >= 65535) fail(file, where + " (" + param.name + ")", "\"range\" has too many values");
+      for (long long v = from; v <= to; v += step) param.values.push_back(Value::from_number(static_cast<double>(v)));
+    } else {
+      fail(file, where + " (" + param.name + ")", "needs \"values\" (array) or \"range\" ({from, to, step})");
+    }
+    params.push_back(std::move(param));
+  }
+  return params;
+}
+
+Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
+  if (!j.is_object()) fail(file, "top level", "must be a JSON object");
+  for (const auto& [key, value] : j.items())
+    if (!known_keys().count(key)) fail(file, key, "unknown key (check its spelling; see `adaexplore-tuner tune --help`)");
+  Spec s;
+  s.file = file;
+  s.raw = j;
+  auto need_string = [&](const char* key) {
+    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+      fail(file, key, "required, a non-empty string");
+    return j[key].get<std::string>();
+  };
+  s.name = need_string("name");
+  if (!std::regex_match(s.name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+    fail(file, "name", "'" + s.name + "' is not an identifier (it names the header and the namespace)");
+  s.name_space = j.value("namespace", "adaexplore::" + s.name);
+  s.backend = need_string("backend");
+  if (s.backend != "cuda" && s.backend != "host") fail(file, "backend", "'" + s.backend + "' is not one of cuda, host");
+  s.template_path = resolve(file, need_string("template"));
+  s.benchmark_path = resolve(file, need_string("benchmark"));
+  if (!j.contains("parameters")) fail(file, "parameters", "required");
+  std::vector<Parameter> params = parse_parameters(j["parameters"], file);
+  const auto constraints = string_list(j, "constraints", file, "constraints");
+  try {
+    s.space = Space(std::move(params), constraints);
+  } catch (const std::exception& e) {
+    fail(file, "parameters/constraints", e.what());
+  }
+  if (j.contains("defaults")) {
+    if (!j["defaults"].is_object()) fail(file, "defaults", "must be an object {\"NAME\": value}");
+    std::vector<std::pair<std::string, std::string>> assignment;
+    for (const auto& [name, v] : j["defaults"].items())
+      assignment.emplace_back(name, value_from_json(v, file, "defaults." + name).text);
+    try {
+      s.defaults = s.space.config_from_texts(assignment);
+    } catch (const std::exception& e) {
+      fail(file, "defaults", e.what());
+    }
+    if (const Expr* violated = s.space.first_violated(s.defaults))
+      fail(file, "defaults", "the defaults " + s.space.label(s.defaults) + " violate the constraint \"" +
+                                 violated->text() + "\"; choose defaults that satisfy every constraint");
+    s.defaults_given = true;
+  } else {
+    std::mt19937_64 unused(0);
+    auto all = s.space.cartesian_size() <= 2e7 ? s.space.enumerate_valid() : std::vector<Config>{};
+    if (all.empty()) {
+      auto c = s.space.sample_valid(unused, 100000);
+      if (!c) fail(file, "constraints", "no configuration satisfies every constraint");
+      all.push_back(*c);
+    }
+    s.defaults = all.front();
+  }
+  if (j.contains("budget")) {
+    const auto& b = j["budget"];
+    if (!b.is_object()) fail(file, "budget", "must be {\"evaluations\": N, \"seconds\": S}");
+    if (b.contains("evaluations")) {
+      if (!b["evaluations"].is_number_integer() || b["evaluations"].get<long long>() < 1)
+        fail(file, "budget.evaluations", "must be a positive integer");
+      s.budget_evaluations = b["evaluations"].get<std::size_t>();
+    }
+    if (b.contains("seconds")) {
+      if (!b["seconds"].is_number() || b["seconds"].get<double>() < 0) fail(file, "budget.seconds", "must be >= 0");
+      s.budget_seconds = b["seconds"].get<double>();
+    }
+  }
+  s.strategy = j.value("strategy", std::string("ga"));
+  s.strategy_options = j.value("strategy_options", nlohmann::json::object());
+  if (j.contains("seed")) {
+    if (!j["seed"].is_number_unsigned()) fail(file, "seed", "must be a non-negative integer");
+    s.seed = j["seed"].get<std::uint64_t>();
+  }
+  const nlohmann::json compiler = j.value("compiler", nlohmann::json::object());
+  s.compiler.path = compiler.value("path", s.backend == "cuda" ? std::string("nvcc") : std::string("c++"));
+  s.compiler.flags = string_list(compiler, "flags", file, "compiler");
+  s.compiler.arch = compiler.value("arch", std::string());
+  for (const auto& d : string_list(compiler, "include_dirs", file, "compiler"))
+    s.compiler.include_dirs.push_back(resolve(file, d).string());
+  s.compiler.definitions = string_list(compiler, "definitions", file, "compiler");
+  s.compiler.timeout_s = compiler.value("timeout_s", 120.0);
+  const nlohmann::json run = j.value("run", nlohmann::json::object());
+  s.run_timeout_s = run.value("timeout_s", 30.0);
+  s.run_args = string_list(run, "args", file, "run");
+  s.work_dir = resolve(file, j.value("work_dir", s.name + ".work"));
+  s.jobs = j.value("jobs", std::size_t{0});
+  return s;
+}
+
+Spec load_spec(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw SpecError(file.string() + ": cannot be read (does it exist?)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw SpecError(file.string() + ": not valid JSON: " + e.what());
+  }
+  return parse_spec(j, std::filesystem::absolute(file));
+}
+
+}  // namespace adaexplore

@@ -1,0 +1,76 @@
+// The search seam: a strategy proposes configurations and observes their outcomes.
+//
+// Contract for every strategy:
+//  - propose(n) returns at most n configurations, each satisfying every constraint of the space
+//    and none proposed or observed before (no configuration is evaluated twice); it returns
+//    fewer, or none, when the space is exhausted;
+//  - observe() is called once per evaluated configuration, in evaluation order, also for
+//    configurations the strategy did not propose (results of an earlier, resumed tuning);
+//  - the sequence of proposals is a function of the seed and the observed outcomes only.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "outcome.hpp"
+#include "space.hpp"
+
+namespace adaexplore {
+
+struct StrategyOptions {
+  std::uint64_t seed = 1;
+  std::size_t budget = 0;  // evaluations the tuning may spend (0: unknown); strategies may plan with it
+  nlohmann::json options = nlohmann::json::object();  // strategy-specific, validated by the strategy
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual std::vector<Config> propose(std::size_t count) = 0;
+  virtual void observe(const Outcome& outcome) = 0;
+};
+
+struct StrategyInfo {
+  std::string name;
+  std::string description;  // one line, shown by --help and `adaexplore-tuner strategies`
+  std::function<std::unique_ptr<Strategy>(const Space&, const StrategyOptions&)> make;
+};
+
+/// Every registered strategy, in the order `--help` lists them.
+const std::vector<StrategyInfo>& registered_strategies();
+/// Throws std::invalid_argument naming the unknown strategy and listing the registered ones.
+std::unique_ptr<Strategy> make_strategy(const std::string& name, const Space& space, const StrategyOptions& options);
+
+/// Bookkeeping shared by strategies: what was seen, and uniform draws of unseen valid
+/// configurations (from a seeded shuffle of the enumerated space when it is small enough to
+/// enumerate, by rejection sampling otherwise).
+class UnseenSampler {
+ public:
+  UnseenSampler(const Space& space, std::uint64_t seed);
+  /// Marks a configuration as proposed or observed. Returns false if it already was.
+  bool mark(const Config& c) { return seen_.insert(c).second; }
+  bool seen(const Config& c) const { return seen_.count(c) != 0; }
+  /// A uniformly random valid configuration not seen yet (not marked by this call).
+  std::optional<Config> draw();
+  /// Number of valid configurations, when the space was enumerated.
+  std::optional<std::size_t> valid_count() const;
+  const std::vector<Config>* enumerated() const { return enumerated_ ? &pool_ : nullptr; }
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  const Space& space_;
+  std::mt19937_64 rng_;
+  std::unordered_set<Config, ConfigHash> seen_;
+  std::vector<Config> pool_;  // shuffled valid configurations (when enumerated)
+  std::size_t next_ = 0;
+  bool enumerated_ = false;
+};
+
+}  // namespace adaexplore

@@ -1,0 +1,188 @@
+#include "tuner.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <future>
+#include <ostream>
+#include <unordered_set>
+
+namespace adaexplore {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+Outcome evaluate_prepared(Backend& backend, Prepared prepared, const Space& space) {
+  Outcome o;
+  if (prepared.failure) {
+    o = *prepared.failure;
+  } else {
+    o = backend.measure(prepared);
+  }
+  o.config = prepared.config;
+  o.label = space.label(prepared.config);
+  if (o.resources.empty()) o.resources = prepared.resources;
+  for (const auto& [stage, ms] : prepared.stage_ms) o.stage_ms.emplace(stage, ms);
+  if (!is_success(o.status)) o.objective.reset();
+  return o;
+}
+
+// A failure's signature: status and first line of the message with digits removed, so that the
+// same error at different sizes or lines compares equal.
+std::string signature(const Outcome& o) {
+  std::string line = o.message.substr(0, o.message.find('\n'));
+  std::string s = to_string(o.status);
+  s += ':';
+  for (char c : line)
+    if (!std::isdigit(static_cast<unsigned char>(c))) s += c;
+  return s;
+}
+
+class Loop {
+ public:
+  Loop(const Space& space, Backend& backend, Strategy& strategy, const TuneOptions& options, ResultsWriter* writer)
+      : space_(space), backend_(backend), strategy_(strategy), options_(options), writer_(writer) {}
+
+  TuneReport run(const Config& baseline, const std::vector<Outcome>& previous) {
+    start_ = Clock::now();
+    for (const auto& o : previous) record(o, /*fresh=*/false);
+    for (const auto& o : report_.outcomes)
+      if (o.config == baseline) report_.baseline = o;
+    if (!report_.baseline && remaining() > 0) {
+      evaluate_batch({baseline});
+      if (!report_.outcomes.empty() && report_.outcomes.back().config == baseline) report_.baseline = report_.outcomes.back();
+    }
+    while (true) {
+      if (remaining() == 0) {
+        report_.stop_reason = "budget";
+        break;
+      }
+      if (options_.time_limit_s > 0 && seconds_since(start_) >= options_.time_limit_s) {
+        report_.stop_reason = "time limit";
+        break;
+      }
+      std::vector<Config> batch = strategy_.propose(std::min(remaining(), batch_size()));
+      std::vector<Config> fresh;
+      for (auto& c : batch)
+        if (!seen_.count(c) && space_.satisfies(c)) fresh.push_back(std::move(c));
+      if (fresh.empty()) {
+        report_.stop_reason = "space exhausted";
+        break;
+      }
+      evaluate_batch(fresh);
+      print_progress();
+    }
+    report_.best = best_of(report_.outcomes);
+    report_.counts = count_statuses(report_.outcomes);
+    report_.wall_s = seconds_since(start_);
+    return report_;
+  }
+
+ private:
+  std::size_t remaining() const {
+    return report_.outcomes.size() >= options_.budget ? 0 : options_.budget - report_.outcomes.size();
+  }
+  std::size_t batch_size() const {
+    return options_.batch ? options_.batch : std::max<std::size_t>(8, 2 * backend_.parallelism());
+  }
+
+  // Prepares up to parallelism() configurations ahead of the one being measured.
+  void evaluate_batch(const std::vector<Config>& configs) {
+    const std::size_t ahead = std::max<std::size_t>(1, backend_.parallelism());
+    std::deque<std::future<Prepared>> pending;
+    std::size_t next = 0;
+    auto launch = [&] {
+      const Config c = configs[next++];
+      pending.push_back(std::async(std::launch::async, [this, c] { return backend_.prepare(c); }));
+    };
+    while (next < configs.size() && pending.size() < ahead) launch();
+    while (!pending.empty()) {
+      Prepared p = pending.front().get();
+      pending.pop_front();
+      if (next < configs.size()) launch();
+      if (options_.time_limit_s > 0 && seconds_since(start_) >= options_.time_limit_s && !report_.outcomes.empty())
+        continue;  // over time: drain the compile workers, measure nothing more
+      Outcome o = evaluate_prepared(backend_, std::move(p), space_);
+      record(o, /*fresh=*/true);
+      check_setup();
+    }
+  }
+
+  void record(const Outcome& o, bool fresh) {
+    seen_.insert(o.config);
+    report_.outcomes.push_back(o);
+    strategy_.observe(o);
+    if (fresh) {
+      ++report_.new_evaluations;
+      if (writer_) writer_->append(o);
+    }
+  }
+
+  void check_setup() const {
+    const auto& all = report_.outcomes;
+    if (all.size() < options_.setup_failure_window) return;
+    for (const auto& o : all)
+      if (is_success(o.status)) return;
+    const std::string first = signature(all.front());
+    for (const auto& o : all)
+      if (signature(o) != first) return;
+    throw SetupError("every one of the first " + std::to_string(all.size()) + " configurations failed with " +
+                     to_string(all.front().status) +
+                     " in the same way: the setup is broken, not the configurations (compiler, flags, "
+                     "architecture or benchmark reference). First configuration " + all.front().label + ":\n" +
+                     truncate_middle(all.front().message, 4000));
+  }
+
+  void print_progress() const {
+    if (!options_.progress) return;
+    const auto counts = count_statuses(report_.outcomes);
+    std::size_t failures = 0;
+    std::string detail;
+    for (const auto& [status, n] : counts) {
+      if (is_success(status_from_string(status))) continue;
+      failures += n;
+      detail += (detail.empty() ? "" : ", ") + status + " " + std::to_string(n);
+    }
+    auto best = best_of(report_.outcomes);
+    char line[256];
+    std::snprintf(line, sizeof line, "[adaexplore] %s: %zu/%zu evaluations, best %s, failures %zu%s%s%s, %.1f s",
+                  options_.kernel.c_str(), report_.outcomes.size(), options_.budget,
+                  best ? (std::to_string(*best->objective).substr(0, 10) + " ms").c_str() : "none yet", failures,
+                  detail.empty() ? "" : " (", detail.c_str(), detail.empty() ? "" : ")", seconds_since(start_));
+    *options_.progress << line << (best ? "  [" + best->label + "]" : std::string()) << std::endl;
+  }
+
+  const Space& space_;
+  Backend& backend_;
+  Strategy& strategy_;
+  const TuneOptions& options_;
+  ResultsWriter* writer_;
+  TuneReport report_;
+  std::unordered_set<Config, ConfigHash> seen_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes) {
+  std::optional<Outcome> best;
+  for (const auto& o : outcomes)
+    if (is_success(o.status) && o.objective && (!best || *o.objective < *best->objective)) best = o;
+  return best;
+}
+
+std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& o : outcomes) ++counts[to_string(o.status)];
+  return counts;
+}
+
+TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backend, Strategy& strategy,
+                      const TuneOptions& options, ResultsWriter* writer, const std::vector<Outcome>& previous) {
+  Loop loop(space, backend, strategy, options, writer);
+  return loop.run(baseline, previous);
+}
+
+}  // namespace adaexplore

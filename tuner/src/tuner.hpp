@@ -1,0 +1,54 @@
+// The tuning loop: baseline first, then batches proposed by the strategy, prepared (compiled)
+// in parallel ahead of measurement, measured one at a time, observed, appended to the results.
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "results.hpp"
+#include "strategy.hpp"
+
+namespace adaexplore {
+
+/// The whole setup is broken (every configuration fails the same way): not a configuration
+/// failure. what() shows the shared status and the first diagnostic.
+class SetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct TuneOptions {
+  std::string kernel;             // name used in progress lines
+  std::size_t budget = 100;       // evaluations, baseline and resumed ones included
+  double time_limit_s = 0;        // wall-clock limit for new evaluations; 0 = none
+  std::size_t batch = 0;          // proposals per round; 0 = max(8, 2 x backend parallelism)
+  std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
+  std::ostream* progress = nullptr;      // one line per batch when set
+};
+
+struct TuneReport {
+  std::vector<Outcome> outcomes;  // every evaluation, resumed ones first, in order
+  std::size_t new_evaluations = 0;
+  std::optional<Outcome> best;
+  std::optional<Outcome> baseline;
+  std::map<std::string, std::size_t> counts;  // per status name
+  std::string stop_reason;        // "budget", "time limit", "space exhausted"
+  double wall_s = 0;
+};
+
+/// Runs a tuning. `previous` are outcomes of an earlier run with the same key: observed by the
+/// strategy, never evaluated again. `writer` (optional) receives each new outcome as it finishes.
+TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backend, Strategy& strategy,
+                      const TuneOptions& options, ResultsWriter* writer, const std::vector<Outcome>& previous = {});
+
+/// The best successful outcome (lowest objective; ties broken by evaluation order), if any.
+std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes);
+/// Evaluations per status name.
+std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes);
+
+}  // namespace adaexplore
