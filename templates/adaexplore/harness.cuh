@@ -23,6 +23,8 @@
 //           inout<T>(n)  random; restored from a pristine copy before EVERY run (untimed), for
 //                        kernels that update in place or accumulate.
 //           output<T>(n) poisoned before the verification run; its content is what compare() reads.
+//                        (inout buffers cannot be poisoned: the kernel reads them. A benchmark of an
+//                        in-place kernel proves every element written by its own check.)
 // before_each(fn) runs a user hook before every run, untimed (e.g. zero an atomic counter).
 // Kernels using more than 48 KiB of dynamic shared memory: bench.dynamic_shared(kernel, bytes)
 // sets cudaFuncAttributeMaxDynamicSharedMemorySize (resource_limit when above the opt-in limit).
@@ -121,7 +123,7 @@ class Benchmark {
   }
   template <typename T>
   DeviceBuffer<T> output(std::size_t n) {
-    DeviceBuffer<T> b = make<T>(n);
+    DeviceBuffer<T> b = make<T>(n, /*random=*/false);
     T* p = b.get();
     poisons_.push_back([this, p, n] {
       check(cudaMemsetAsync(p, 0xFF, n * sizeof(T), stream_), "cudaMemsetAsync(poison output)");
@@ -214,10 +216,10 @@ class Benchmark {
     return std::shared_ptr<T>(p, [](T* q) { cudaFree(q); });
   }
   template <typename T>
-  DeviceBuffer<T> make(std::size_t n) {
+  DeviceBuffer<T> make(std::size_t n, bool random = true) {
     DeviceBuffer<T> b;
     b.host_.resize(n);
-    fill_random(b.host_.data(), n, rng_);
+    if (random) fill_random(b.host_.data(), n, rng_);
     b.device_ = allocate<T>(n, "buffer");
     return b;
   }

@@ -25,6 +25,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -126,16 +127,44 @@ Verification compare_values(const T* got, const T* expected, std::size_t n, Tole
   return v;
 }
 
+/// splitmix64 (Steele, Lea and Flood, "Fast Splittable Pseudorandom Number Generators",
+/// OOPSLA 2014): a counter-based generator, so inputs of any size are filled in parallel
+/// chunks with the same values whatever the number of threads.
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 /// Random values, never all zeros: floating point uniform in [-1, 1), integers in [-100, 100].
+/// Element i depends only on (seed, i).
+template <typename T>
+void fill_random(T* data, std::size_t n, std::uint64_t seed) {
+  const std::uint64_t base = splitmix64(seed);
+  auto fill = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint64_t r = splitmix64(base + i);
+      if constexpr (std::is_floating_point_v<T>) {
+        data[i] = static_cast<T>(static_cast<double>(r >> 11) * 0x1.0p-52 - 1.0);
+      } else {
+        data[i] = static_cast<T>(static_cast<long long>(r % 201) - 100);
+      }
+    }
+  };
+  const std::size_t threads = n < (1u << 20) ? 1 : std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  const std::size_t chunk = (n + threads - 1) / threads;
+  for (std::size_t t = 1; t < threads; ++t)
+    pool.emplace_back(fill, std::min(n, t * chunk), std::min(n, (t + 1) * chunk));
+  fill(0, std::min(n, chunk));
+  for (auto& th : pool) th.join();
+}
+
+/// Draws a fresh seed for the next buffer from the benchmark's generator.
 template <typename T>
 void fill_random(T* data, std::size_t n, std::mt19937_64& rng) {
-  if constexpr (std::is_floating_point_v<T>) {
-    std::uniform_real_distribution<double> d(-1.0, 1.0);
-    for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<T>(d(rng));
-  } else {
-    std::uniform_int_distribution<long long> d(-100, 100);
-    for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<T>(d(rng));
-  }
+  fill_random(data, n, static_cast<std::uint64_t>(rng()));
 }
 
 /// Everything that goes into the result record.
