@@ -13,7 +13,8 @@ std::vector<Command>& commands() {
 
 void register_commands(CLI::App& app) {
   commands() = {register_tune_command(app), register_defaults_command(app), register_device_command(app),
-                register_strategies_command(app)};
+                register_strategies_command(app), register_replay_command(app),
+                register_explain_command(app)};
 }
 
 int run_selected_command(CLI::App& app) {

@@ -20,6 +20,8 @@ Command register_tune_command(CLI::App& app);        // command_tune.cpp
 Command register_defaults_command(CLI::App& app);    // command_tune.cpp
 Command register_device_command(CLI::App& app);      // command_device.cpp
 Command register_strategies_command(CLI::App& app);  // command_device.cpp
+Command register_explain_command(CLI::App& app);     // command_explain.cpp
+Command register_replay_command(CLI::App& app);      // command_replay.cpp
 
 /// Exit codes.
 inline constexpr int kExitOk = 0, kExitBadInput = 1, kExitTuningFailed = 2, kExitNoGpu = 3;

@@ -30,13 +30,26 @@ std::string cpp_value(const Value& v) {
     std::string escaped;
     for (char c : v.text) {
       if (c == '"' || c == '\\') escaped += '\\';
-      escaped += c;
+      if (c == '\n') escaped += "\\n";
+      else if (c == '\r') escaped += "\\r";
+      else escaped += c;
     }
     return "const char* %s = \"" + escaped + "\"";
   }
   if (std::floor(v.number) == v.number && std::fabs(v.number) < 2147483648.0) return "int %s = " + v.text;
-  if (std::floor(v.number) == v.number) return "long long %s = " + v.text + "LL";
+  // "LL" only after the digits of an integer literal, never after 1e+20.
+  const bool integer_text = v.text.find_first_not_of("-0123456789") == std::string::npos;
+  if (std::floor(v.number) == v.number && integer_text && std::fabs(v.number) < 9.2e18)
+    return "long long %s = " + v.text + "LL";
   return "double %s = " + v.text;
+}
+
+// One comment line: line breaks in free text (a CUDA error, a CMake message) become spaces.
+std::string one_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r') c = ' ';
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
 }
 
 std::string device_line(const nlohmann::json& d) {
@@ -77,7 +90,7 @@ std::string render_header(const Space& space, const Config& config, const Header
     }
     h << (sep == ", " ? ")" : "") << "\n";
   } else {
-    h << "// NOT TUNED:   these are the defaults. " << info.reason << "\n";
+    h << "// NOT TUNED:   these are the defaults. " << one_line(info.reason) << "\n";
   }
   h << "#pragma once\n\n";
   h << "namespace " << info.name_space << " {\n";

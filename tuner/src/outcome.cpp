@@ -50,7 +50,8 @@ nlohmann::json to_json(const Outcome& o, const Space& space) {
     for (const auto& k : o.resources)
       r.push_back({{"kernel", k.kernel}, {"registers", k.registers}, {"shared_bytes", k.shared_bytes},
                    {"stack_bytes", k.stack_bytes}, {"spill_store_bytes", k.spill_store_bytes},
-                   {"spill_load_bytes", k.spill_load_bytes}, {"constant_bytes", k.constant_bytes}});
+                   {"spill_load_bytes", k.spill_load_bytes}, {"constant_bytes", k.constant_bytes},
+                   {"barriers", k.barriers}, {"demangled", k.demangled}, {"arch", k.arch}});
     j["resources"] = r;
   }
   if (!o.message.empty()) j["message"] = o.message;
@@ -79,7 +80,8 @@ Outcome outcome_from_json(const nlohmann::json& j, const Space& space) {
     for (const auto& r : j["resources"])
       o.resources.push_back({r.value("kernel", ""), r.value("registers", 0), r.value("shared_bytes", 0L),
                              r.value("stack_bytes", 0L), r.value("spill_store_bytes", 0L),
-                             r.value("spill_load_bytes", 0L), r.value("constant_bytes", 0L)});
+                             r.value("spill_load_bytes", 0L), r.value("constant_bytes", 0L),
+                             r.value("barriers", 0), r.value("demangled", ""), r.value("arch", "")});
   o.message = j.value("message", "");
   if (j.contains("exit_code")) o.exit_code = j["exit_code"].get<int>();
   if (j.contains("signal")) o.signal = j["signal"].get<int>();

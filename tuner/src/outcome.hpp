@@ -36,15 +36,19 @@ Status status_from_string(const std::string& s);
 /// ok and slow produce an objective; everything else is a failure.
 inline bool is_success(Status s) { return s == Status::ok || s == Status::slow; }
 
-/// Resources of one kernel as reported by `ptxas -v` (bytes, registers per thread).
+/// Resources of one kernel as reported by `ptxas -v` (bytes, registers per thread); see ptxas.hpp.
+/// New fields go at the end: records are built by aggregate initialisation in order.
 struct KernelResources {
   std::string kernel;  // mangled name as ptxas prints it
   int registers = 0;
   long shared_bytes = 0;   // static shared memory per block
-  long stack_bytes = 0;    // stack frame per thread
+  long stack_bytes = 0;    // stack per thread: the cumulative size (with callees) when reported
   long spill_store_bytes = 0;
   long spill_load_bytes = 0;
-  long constant_bytes = 0;  // cmem[0]
+  long constant_bytes = 0;  // cmem[0] (kernel parameters and such; not printed for sm_90 by nvcc 13)
+  int barriers = 0;         // named barriers ("used N barriers")
+  std::string demangled;    // "void f<32>(float*)"; the mangled name when it is not a C++ one
+  std::string arch;         // the target ptxas compiled for, "sm_90"
 };
 
 /// Sample statistics of the objective in milliseconds.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -39,7 +40,11 @@ std::filesystem::path temp_path(const char* stem) {
 
 std::string ProcessResult::describe() const {
   if (failed_to_start) return "failed to start: " + error;
-  if (timed_out) return "timed out (killed with its process group)";
+  if (timed_out) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "timed out after %.3g s (killed with its process group)", wall_ms / 1000.0);
+    return buf;
+  }
   if (signal) return "killed by signal " + std::to_string(*signal) + " (" + strsignal(*signal) + ")";
   if (exit_code) return "exit code " + std::to_string(*exit_code);
   return "unknown end";

@@ -19,13 +19,23 @@ nlohmann::json header_to_json(const ResultsHeader& h) {
           {"key_parts", h.key_parts}, {"device", h.device}, {"strategy", h.strategy}, {"seed", h.seed},
           {"started", h.started}};
 }
-// Cuts a last line that has no '\n' (a record cut by a kill), so appends start on a new line.
-void drop_partial_last_line(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// Makes appends start on a new line when the last line has no '\n': a record cut by a kill is
+// cut off (read_results dropped it too); a complete one (killed just before its '\n') is kept,
+// as read_results kept it.
+void end_last_line(const std::filesystem::path& path) {
+  std::string content;
+  {
+    std::ifstream in(path, std::ios::binary);
+    content.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
   if (content.empty() || content.back() == '\n') return;
   const std::size_t keep = content.rfind('\n');
-  std::filesystem::resize_file(path, keep == std::string::npos ? 0 : keep + 1);
+  const std::size_t start = keep == std::string::npos ? 0 : keep + 1;
+  if (nlohmann::json::accept(content.substr(start))) {
+    std::ofstream(path, std::ios::binary | std::ios::app) << '\n';
+    return;
+  }
+  std::filesystem::resize_file(path, start);
 }
 }  // namespace
 
@@ -62,6 +72,7 @@ ResultsFile read_results(const std::filesystem::path& path, const Space& space) 
     in.seekg(-1, std::ios::end);
     ends_with_newline = in.get() == '\n';
   }
+  bool header_read = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     number = i + 1;
     const std::string& text = lines[i];
@@ -70,7 +81,7 @@ ResultsFile read_results(const std::filesystem::path& path, const Space& space) 
     try {
       j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
-      if (i + 1 == lines.size() && !ends_with_newline && i > 0) {
+      if (i + 1 == lines.size() && !ends_with_newline && header_read) {
         file.warnings.push_back(path.string() + ":" + std::to_string(number) +
                                 ": dropped a half-written last record (an interrupted tuning)");
         break;
@@ -78,12 +89,13 @@ ResultsFile read_results(const std::filesystem::path& path, const Space& space) 
       throw ResultsError(path.string() + ":" + std::to_string(number) + ": not valid JSON (" + e.what() +
                          "); move the file aside to start over");
     }
-    if (i == 0) {
+    if (!header_read) {
+      header_read = true;
       if (!j.is_object() || j.value("format", "") != kFormat)
-        throw ResultsError(path.string() + ":1: not an AdaExplore results file (no \"format\": \"" +
+        throw ResultsError(path.string() + ":" + std::to_string(number) + ": not an AdaExplore results file (no \"format\": \"" +
                            std::string(kFormat) + "\"); move it aside or choose another path");
       if (j.value("version", 0) != kVersion)
-        throw ResultsError(path.string() + ":1: results format version " + std::to_string(j.value("version", 0)) +
+        throw ResultsError(path.string() + ":" + std::to_string(number) + ": results format version " + std::to_string(j.value("version", 0)) +
                            ", this tuner reads version " + std::to_string(kVersion));
       file.header.kernel = j.value("kernel", "");
       file.header.key = j.value("key", "");
@@ -101,7 +113,7 @@ ResultsFile read_results(const std::filesystem::path& path, const Space& space) 
                          "); move the file aside to start over");
     }
   }
-  if (lines.empty()) throw ResultsError(path.string() + ": empty results file; delete it to start over");
+  if (!header_read) throw ResultsError(path.string() + ": empty results file; delete it to start over");
   return file;
 }
 
@@ -109,9 +121,8 @@ ResultsWriter::ResultsWriter(const std::filesystem::path& path, const ResultsHea
                              std::size_t first_index)
     : path_(path), space_(space), next_index_(first_index) {
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  bool fresh = !std::filesystem::exists(path) || std::filesystem::file_size(path) == 0;
-  if (!fresh) drop_partial_last_line(path);
-  fresh = std::filesystem::file_size(path) == 0;
+  if (std::filesystem::exists(path)) end_last_line(path);
+  const bool fresh = !std::filesystem::exists(path) || std::filesystem::file_size(path) == 0;
   out_.open(path, std::ios::binary | std::ios::app);
   if (!out_) throw ResultsError(path.string() + ": cannot be opened for writing");
   if (fresh) {

@@ -1,6 +1,8 @@
 #include "space.hpp"
 
+#include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
@@ -12,10 +14,15 @@ Value Value::from_number(double v) {
   r.number = v;
   r.numeric = true;
   char buf[64];
-  if (std::floor(v) == v && std::fabs(v) < 1e15)
+  if (std::floor(v) == v && std::fabs(v) < 1e15) {
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  else
-    std::snprintf(buf, sizeof buf, "%.17g", v);
+  } else {
+    // The shortest text that reads back as the same double: 0.1, not 0.10000000000000001.
+    for (int precision = 15; precision <= 17; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
+  }
   r.text = buf;
   return r;
 }
@@ -25,7 +32,9 @@ Value Value::from_text(const std::string& text) {
   r.text = text;
   char* end = nullptr;
   r.number = std::strtod(text.c_str(), &end);
-  r.numeric = !text.empty() && end == text.c_str() + text.size();
+  // Numeric only when the whole text is a finite number as written: " 64", "inf" and "nan" are text.
+  r.numeric = !text.empty() && end == text.c_str() + text.size() && !std::isspace(static_cast<unsigned char>(text[0])) &&
+              std::isfinite(r.number);
   if (!r.numeric) r.number = 0.0;
   return r;
 }
@@ -55,8 +64,9 @@ Space::Space(std::vector<Parameter> parameters, const std::vector<std::string>& 
     if (p.values.size() > 65535) throw std::invalid_argument("parameter " + p.name + " has more than 65535 values");
     if (!seen.insert(p.name).second) throw std::invalid_argument("parameter " + p.name + " is declared twice");
     std::set<std::string> texts;
+    std::set<double> numbers;  // "32" and "32.0" are one value to constraints and the results file
     for (const auto& v : p.values)
-      if (!texts.insert(v.text).second)
+      if (!texts.insert(v.text).second || (v.numeric && !numbers.insert(v.number).second))
         throw std::invalid_argument("parameter " + p.name + " lists the value " + v.text + " twice");
   }
   const auto known = names();
@@ -90,24 +100,40 @@ const Expr* Space::first_violated(const Config& c) const {
 
 bool Space::satisfies(const Config& c) const { return first_violated(c) == nullptr; }
 
-std::vector<Config> Space::enumerate_valid(double limit) const {
+void Space::check_enumerable(double limit) const {
   if (cartesian_size() > limit)
     throw std::length_error("the search space has " + std::to_string(cartesian_size()) +
                             " configurations before constraints, more than can be enumerated (" +
                             std::to_string(limit) + ")");
-  std::vector<Config> out;
-  Config c(parameters_.size(), 0);
-  if (parameters_.empty()) return out;
-  while (true) {
-    if (satisfies(c)) out.push_back(c);
-    std::size_t i = parameters_.size();
-    while (i > 0) {
-      --i;
-      if (++c[i] < parameters_[i].values.size()) break;
-      c[i] = 0;
-      if (i == 0) return out;
-    }
+}
+
+bool Space::advance(Config& c) const {
+  for (std::size_t i = parameters_.size(); i > 0; --i) {
+    if (++c[i - 1] < parameters_[i - 1].values.size()) return true;
+    c[i - 1] = 0;
   }
+  return false;
+}
+
+std::vector<Config> Space::enumerate_valid(double limit) const {
+  check_enumerable(limit);
+  std::vector<Config> out;
+  if (parameters_.empty()) return out;
+  Config c(parameters_.size(), 0);
+  do {
+    if (satisfies(c)) out.push_back(c);
+  } while (advance(c));
+  return out;
+}
+
+std::optional<Config> Space::first_valid(double limit) const {
+  check_enumerable(limit);
+  if (parameters_.empty()) return std::nullopt;
+  Config c(parameters_.size(), 0);
+  do {
+    if (satisfies(c)) return c;
+  } while (advance(c));
+  return std::nullopt;
 }
 
 std::optional<Config> Space::sample_valid(std::mt19937_64& rng, int attempts) const {
@@ -126,6 +152,7 @@ Config Space::config_from_texts(const std::vector<std::pair<std::string, std::st
   for (const auto& [name, text] : assignment) {
     auto i = index_of(name);
     if (!i) throw std::invalid_argument("unknown parameter " + name);
+    if (set[*i]) throw std::invalid_argument("parameter " + name + " is given twice");
     const auto& values = parameters_[*i].values;
     const Value wanted = Value::from_text(text);
     std::size_t k = 0;

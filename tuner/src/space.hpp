@@ -62,6 +62,9 @@ class Space {
   /// Every valid configuration, in lexicographic index order. Throws std::length_error when the
   /// Cartesian product exceeds `limit`.
   std::vector<Config> enumerate_valid(double limit = 2e7) const;
+  /// The first valid configuration in that order, found without storing the space; std::nullopt
+  /// when there is none. Throws std::length_error when the Cartesian product exceeds `limit`.
+  std::optional<Config> first_valid(double limit = 2e7) const;
 
   /// A uniformly random valid configuration by rejection (at most `attempts` draws).
   std::optional<Config> sample_valid(std::mt19937_64& rng, int attempts = 10000) const;
@@ -76,6 +79,10 @@ class Space {
   double distance(const Config& a, const Config& b) const;
 
  private:
+  /// The next configuration in lexicographic index order; false after the last one.
+  bool advance(Config& c) const;
+  void check_enumerable(double limit) const;
+
   std::vector<Parameter> parameters_;
   std::vector<Expr> constraints_;
 };

@@ -37,6 +37,34 @@ std::vector<std::string> string_list(const nlohmann::json& j, const char* key, c
   return out;
 }
 
+// j[key] as an object (an empty one when absent) whose keys are all in `keys`.
+nlohmann::json section(const nlohmann::json& j, const std::string& key, const std::set<std::string>& keys,
+                       const std::filesystem::path& file) {
+  if (!j.contains(key)) return nlohmann::json::object();
+  const nlohmann::json& s = j[key];
+  if (!s.is_object()) fail(file, key, "must be an object, not " + s.dump());
+  std::string known;
+  for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
+  for (const auto& [k, v] : s.items())
+    if (!keys.count(k)) fail(file, key + "." + k, "unknown key (check its spelling; known: " + known + ")");
+  return s;
+}
+
+std::string optional_string(const nlohmann::json& j, const char* key, const std::string& fallback,
+                            const std::filesystem::path& file, const std::string& where) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_string()) fail(file, where, "must be a string, not " + j[key].dump());
+  return j[key].get<std::string>();
+}
+
+double optional_seconds(const nlohmann::json& j, const char* key, double fallback, const std::filesystem::path& file,
+                        const std::string& where) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_number() || j[key].get<double>() < 0)
+    fail(file, where, "must be a number of seconds >= 0 (0: no limit), not " + j[key].dump());
+  return j[key].get<double>();
+}
+
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
                                              "constraints", "defaults", "budget", "strategy", "strategy_options",
@@ -66,7 +94,7 @@ std::vector<Parameter> parse_parameters(const nlohmann::json& j, const std::file
     } else if (p.contains("range")) {
       const auto& r = p["range"];
       if (!r.is_object() || !r.contains("from") || !r.contains("to") || !r["from"].is_number_integer() ||
-          !r["to"].is_number_integer())
+          !r["to"].is_number_integer() || (r.contains("step") && !r["step"].is_number_integer()))
         fail(file, where + " (" + param.name + ")", "\"range\" needs integer \"from\" and \"to\" (inclusive) and optional \"step\"");
       const long long from = r["from"], to = r["to"], step = r.value("step", 1LL);
       if (step <= 0 || to < from)
@@ -96,7 +124,9 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
   s.name = need_string("name");
   if (!std::regex_match(s.name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
     fail(file, "name", "'" + s.name + "' is not an identifier (it names the header and the namespace)");
-  s.name_space = j.value("namespace", "adaexplore::" + s.name);
+  s.name_space = optional_string(j, "namespace", "adaexplore::" + s.name, file, "namespace");
+  if (!std::regex_match(s.name_space, std::regex("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")))
+    fail(file, "namespace", "'" + s.name_space + "' is not a C++ namespace name (e.g. adaexplore::" + s.name + ")");
   s.backend = need_string("backend");
   if (s.backend != "cuda" && s.backend != "host") fail(file, "backend", "'" + s.backend + "' is not one of cuda, host");
   s.template_path = resolve(file, need_string("template"));
@@ -124,18 +154,16 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
                                  violated->text() + "\"; choose defaults that satisfy every constraint");
     s.defaults_given = true;
   } else {
-    std::mt19937_64 unused(0);
-    auto all = s.space.cartesian_size() <= 2e7 ? s.space.enumerate_valid() : std::vector<Config>{};
-    if (all.empty()) {
-      auto c = s.space.sample_valid(unused, 100000);
-      if (!c) fail(file, "constraints", "no configuration satisfies every constraint");
-      all.push_back(*c);
-    }
-    s.defaults = all.front();
+    // The first valid configuration (walked, not stored: this runs at every configure), or a
+    // random valid one when the space is too large to walk.
+    std::mt19937_64 rng(0);
+    const auto first = s.space.cartesian_size() <= 2e7 ? s.space.first_valid() : s.space.sample_valid(rng, 100000);
+    if (!first) fail(file, "constraints", "no configuration satisfies every constraint");
+    s.defaults = *first;
   }
   if (j.contains("budget")) {
-    const auto& b = j["budget"];
-    if (!b.is_object()) fail(file, "budget", "must be {\"evaluations\": N, \"seconds\": S}");
+    if (!j["budget"].is_object()) fail(file, "budget", "must be {\"evaluations\": N, \"seconds\": S}");
+    const nlohmann::json b = section(j, "budget", {"evaluations", "seconds"}, file);
     if (b.contains("evaluations")) {
       if (!b["evaluations"].is_number_integer() || b["evaluations"].get<long long>() < 1)
         fail(file, "budget.evaluations", "must be a positive integer");
@@ -146,24 +174,31 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
       s.budget_seconds = b["seconds"].get<double>();
     }
   }
-  s.strategy = j.value("strategy", std::string("ga"));
+  s.strategy = optional_string(j, "strategy", "ga", file, "strategy");
+  if (j.contains("strategy_options") && !j["strategy_options"].is_object())
+    fail(file, "strategy_options", "must be an object {\"option\": value}");
   s.strategy_options = j.value("strategy_options", nlohmann::json::object());
   if (j.contains("seed")) {
-    if (!j["seed"].is_number_unsigned()) fail(file, "seed", "must be a non-negative integer");
+    const auto& seed = j["seed"];
+    if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<long long>() < 0))
+      fail(file, "seed", "must be a non-negative integer");
     s.seed = j["seed"].get<std::uint64_t>();
   }
-  const nlohmann::json compiler = j.value("compiler", nlohmann::json::object());
-  s.compiler.path = compiler.value("path", s.backend == "cuda" ? std::string("nvcc") : std::string("c++"));
+  const nlohmann::json compiler =
+      section(j, "compiler", {"path", "flags", "arch", "include_dirs", "definitions", "timeout_s"}, file);
+  s.compiler.path = optional_string(compiler, "path", s.backend == "cuda" ? "nvcc" : "c++", file, "compiler.path");
   s.compiler.flags = string_list(compiler, "flags", file, "compiler");
-  s.compiler.arch = compiler.value("arch", std::string());
+  s.compiler.arch = optional_string(compiler, "arch", "", file, "compiler.arch");
   for (const auto& d : string_list(compiler, "include_dirs", file, "compiler"))
     s.compiler.include_dirs.push_back(resolve(file, d).string());
   s.compiler.definitions = string_list(compiler, "definitions", file, "compiler");
-  s.compiler.timeout_s = compiler.value("timeout_s", 120.0);
-  const nlohmann::json run = j.value("run", nlohmann::json::object());
-  s.run_timeout_s = run.value("timeout_s", 30.0);
+  s.compiler.timeout_s = optional_seconds(compiler, "timeout_s", 120.0, file, "compiler.timeout_s");
+  const nlohmann::json run = section(j, "run", {"timeout_s", "args"}, file);
+  s.run_timeout_s = optional_seconds(run, "timeout_s", 30.0, file, "run.timeout_s");
   s.run_args = string_list(run, "args", file, "run");
-  s.work_dir = resolve(file, j.value("work_dir", s.name + ".work"));
+  s.work_dir = resolve(file, optional_string(j, "work_dir", s.name + ".work", file, "work_dir"));
+  if (j.contains("jobs") && (!j["jobs"].is_number_integer() || j["jobs"].get<long long>() < 0))
+    fail(file, "jobs", "must be a non-negative integer (0: one per core)");
   s.jobs = j.value("jobs", std::size_t{0});
   return s;
 }

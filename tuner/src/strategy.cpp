@@ -7,11 +7,15 @@ namespace adaexplore {
 
 std::unique_ptr<Strategy> make_random_strategy(const Space&, const StrategyOptions&);
 std::unique_ptr<Strategy> make_ga_strategy(const Space&, const StrategyOptions&);
+std::unique_ptr<Strategy> make_adaexplore_strategy(const Space&, const StrategyOptions&);
 
 const std::vector<StrategyInfo>& registered_strategies() {
   static const std::vector<StrategyInfo> table = {
       {"random", "uniform sampling of valid configurations without repeats", make_random_strategy},
       {"ga", "plain elitist genetic algorithm (tournament selection, uniform crossover, mutation)", make_ga_strategy},
+      {"adaexplore", "failure-driven, diversity-preserving search: space-filling start, niche elites, "
+                     "operator bandit, random-forest surrogate, knowledge-base filtering and boundary probes",
+       make_adaexplore_strategy},
   };
   return table;
 }

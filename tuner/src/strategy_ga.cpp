@@ -12,6 +12,14 @@
 namespace adaexplore {
 namespace {
 
+std::size_t count_option(const nlohmann::json& options, const char* key, std::size_t fallback) {
+  if (!options.contains(key)) return fallback;
+  if (!options[key].is_number_integer() || options[key].get<long long>() < 0)
+    throw std::invalid_argument(std::string("ga: option ") + key + " must be a non-negative integer, not " +
+                                options[key].dump());
+  return options[key].get<std::size_t>();
+}
+
 struct Member {
   Config config;
   double fitness = std::numeric_limits<double>::infinity();  // objective (ms); lower is better
@@ -21,9 +29,15 @@ class GeneticStrategy : public Strategy {
  public:
   GeneticStrategy(const Space& space, const StrategyOptions& options)
       : space_(space), sampler_(space, options.seed) {
-    population_size_ = options.options.value("population", std::size_t{20});
-    elites_ = options.options.value("elites", std::size_t{2});
-    mutation_rate_ = options.options.value("mutation_rate", 1.0 / std::max<std::size_t>(1, space.dimension()));
+    population_size_ = count_option(options.options, "population", 20);
+    elites_ = count_option(options.options, "elites", 2);
+    mutation_rate_ = 1.0 / static_cast<double>(std::max<std::size_t>(1, space.dimension()));
+    if (options.options.contains("mutation_rate")) {
+      const auto& rate = options.options["mutation_rate"];
+      if (!rate.is_number() || rate.get<double>() < 0 || rate.get<double>() > 1)
+        throw std::invalid_argument("ga: option mutation_rate must be a number in [0, 1], not " + rate.dump());
+      mutation_rate_ = rate.get<double>();
+    }
     if (population_size_ < 2) throw std::invalid_argument("ga: option population must be at least 2");
     if (elites_ >= population_size_) throw std::invalid_argument("ga: option elites must be below population");
   }
@@ -32,15 +46,16 @@ class GeneticStrategy : public Strategy {
     std::vector<Config> out;
     while (out.size() < count) {
       if (queue_.empty() && !breed()) break;
-      if (queue_.empty()) break;
-      out.push_back(queue_.back());
+      Config c = std::move(queue_.back());
       queue_.pop_back();
+      if (!observed_.count(c)) out.push_back(std::move(c));  // else observed since it was bred (resumed results)
     }
     return out;
   }
 
   void observe(const Outcome& outcome) override {
     sampler_.mark(outcome.config);
+    observed_.insert(outcome.config);
     Member m{outcome.config, outcome.objective && is_success(outcome.status) ? *outcome.objective
                                                                               : std::numeric_limits<double>::infinity()};
     archive_.push_back(m);
@@ -50,8 +65,9 @@ class GeneticStrategy : public Strategy {
   // Produces the next generation into queue_. Returns false when nothing new can be made.
   bool breed() {
     std::vector<Config> next;
-    if (archive_.empty()) {
-      while (next.size() < population_size_) {
+    if (archive_.size() < population_size_) {
+      // The first generation is random; the baseline and resumed outcomes are part of it.
+      while (archive_.size() + next.size() < population_size_) {
         auto c = sampler_.draw();
         if (!c) break;
         sampler_.mark(*c);
@@ -109,6 +125,7 @@ class GeneticStrategy : public Strategy {
   std::size_t population_size_ = 20, elites_ = 2;
   double mutation_rate_ = 0.1;
   std::vector<Member> archive_;
+  std::unordered_set<Config, ConfigHash> observed_;
   std::vector<Config> queue_;
 };
 

@@ -50,7 +50,7 @@ class Loop {
     for (const auto& o : previous) record(o, /*fresh=*/false);
     for (const auto& o : report_.outcomes)
       if (o.config == baseline) report_.baseline = o;
-    if (!report_.baseline && remaining() > 0) {
+    if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) {
       evaluate_batch({baseline});
       if (!report_.outcomes.empty() && report_.outcomes.back().config == baseline) report_.baseline = report_.outcomes.back();
     }
@@ -65,8 +65,9 @@ class Loop {
       }
       std::vector<Config> batch = strategy_.propose(std::min(remaining(), batch_size()));
       std::vector<Config> fresh;
+      std::unordered_set<Config, ConfigHash> in_batch;
       for (auto& c : batch)
-        if (!seen_.count(c) && space_.satisfies(c)) fresh.push_back(std::move(c));
+        if (!seen_.count(c) && space_.satisfies(c) && in_batch.insert(c).second) fresh.push_back(std::move(c));
       if (fresh.empty()) {
         report_.stop_reason = "space exhausted";
         break;
@@ -83,6 +84,10 @@ class Loop {
  private:
   std::size_t remaining() const {
     return report_.outcomes.size() >= options_.budget ? 0 : options_.budget - report_.outcomes.size();
+  }
+  // Past the time limit, once something was measured (the baseline always is).
+  bool over_time() const {
+    return options_.time_limit_s > 0 && seconds_since(start_) >= options_.time_limit_s && !report_.outcomes.empty();
   }
   std::size_t batch_size() const {
     return options_.batch ? options_.batch : std::max<std::size_t>(8, 2 * backend_.parallelism());
@@ -101,9 +106,8 @@ class Loop {
     while (!pending.empty()) {
       Prepared p = pending.front().get();
       pending.pop_front();
+      if (over_time()) continue;  // drain the compile workers in flight, start and measure nothing more
       if (next < configs.size()) launch();
-      if (options_.time_limit_s > 0 && seconds_since(start_) >= options_.time_limit_s && !report_.outcomes.empty())
-        continue;  // over time: drain the compile workers, measure nothing more
       Outcome o = evaluate_prepared(backend_, std::move(p), space_);
       record(o, /*fresh=*/true);
       check_setup();

@@ -25,6 +25,7 @@ class SetupError : public std::runtime_error {
 struct TuneOptions {
   std::string kernel;             // name used in progress lines
   std::size_t budget = 100;       // evaluations, baseline and resumed ones included
+  bool evaluate_baseline = true;  // false: no baseline evaluation first (replay benchmarks)
   double time_limit_s = 0;        // wall-clock limit for new evaluations; 0 = none
   std::size_t batch = 0;          // proposals per round; 0 = max(8, 2 x backend parallelism)
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError

@@ -1,0 +1,1045 @@
+#[=======================================================================[.rst:
+AdaExplore
+----------
+
+Tunes CUDA (and C++) kernels while CMake configures a project, and writes a header of
+``inline constexpr`` winning parameters that the project's targets compile against.
+
+Load it in one of these ways; each defines :command:`adaexplore_tune_kernel`, the variable
+``ADAEXPLORE_HARNESS_INCLUDE_DIR`` and the target ``AdaExplore::harness``:
+
+.. code-block:: cmake
+
+  find_package(AdaExplore REQUIRED)                   # installed: uses the installed tuner
+  add_subdirectory(path/to/adaexplore adaexplore)     # source tree
+  FetchContent_Declare(adaexplore SOURCE_DIR path/to/adaexplore)  # or GIT_REPOSITORY ...
+  FetchContent_MakeAvailable(adaexplore)
+  include(path/to/adaexplore/cmake/AdaExplore.cmake)  # source tree, the module alone
+
+From a source tree, the first call that needs the tuner builds it once per build tree at
+configure time (``${CMAKE_BINARY_DIR}/_adaexplore/tuner``, Release, with the project's generator
+and C++ compiler, on all cores or ``$ENV{CMAKE_BUILD_PARALLEL_LEVEL}``; a few minutes) and
+rebuilds it only when a file under ``tuner/`` changes. It needs a C++17 compiler, nlohmann_json,
+CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
+
+.. command:: adaexplore_tune_kernel
+
+  .. code-block:: cmake
+
+    adaexplore_tune_kernel(<name>
+      TEMPLATE <file>
+      BENCHMARK <file>
+      PARAMS <param> {<value>... | RANGE <from> <to> [<step>]} [<param> ...]
+      [CONSTRAINTS <expression>...]
+      [DEFAULTS <param>=<value>...]
+      [BUDGET <evaluations>]
+      [TIME_LIMIT <seconds>]
+      [TARGET <target>]
+      [BACKEND cuda | host]
+      [STRATEGY <name>]
+      [SEED <n>]
+      [NAMESPACE <namespace>]
+      [PINNED_HEADER <file>]
+      [ARCH <sm_XX>]
+      [COMPILE_OPTIONS <flag>...]
+      [INCLUDE_DIRECTORIES <dir>...]
+      [RUN_ARGS <arg>...]
+      [RUN_TIMEOUT <seconds>]
+      [COMPILE_TIMEOUT <seconds>]
+      [JOBS <n>])
+
+  Writes ``${CMAKE_BINARY_DIR}/adaexplore/include/adaexplore/<name>.hpp``:
+
+  .. code-block:: c++
+
+    namespace adaexplore::<name> {
+    inline constexpr bool kTuned = true;   // false: the DEFAULTS, not tuned
+    inline constexpr int TILE_M = 128;     // one constant per parameter
+    }
+
+  and rewrites it only when its content changes, so a reconfigure whose tuning comes out the
+  same rebuilds nothing. Where the values come from:
+
+  * ``BACKEND host``: always tuned (on the CPU).
+  * ``BACKEND cuda`` with a GPU (``adaexplore-tuner device``, asked once per configure): tuned.
+    The tuner's progress lines appear as it works; its results file makes a reconfigure with
+    nothing changed answer from the stored evaluations instead of measuring again.
+  * ``BACKEND cuda`` without a GPU (CI, build farms): the pinned header when there is one
+    (``PINNED_HEADER``, else ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp``), copied only if different,
+    else the ``DEFAULTS`` (``kTuned = false``). The first such kernel of a configure prints a
+    warning that says so; each kernel then prints one status line naming its source.
+
+  ``ADAEXPLORE_MODE`` (below) overrides this choice.
+
+  ``<name>``
+    The kernel's name, a C++ identifier: it names the header, the namespace
+    ``adaexplore::<name>`` and the folder ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>``
+    (spec, results file, evaluations' files). Unique within a configure.
+
+  ``TEMPLATE <file>``
+    Required. The kernel source with ``${PARAM}`` placeholders (``$$`` is a literal ``$``);
+    every parameter must appear in it. The tuner renders it per configuration under its name
+    without ``.in`` (``gemm.cuh.in`` -> ``gemm.cuh``), which the benchmark includes; each value
+    is also defined as ``ADAEXPLORE_PARAM_<PARAM>``. Relative to ``CMAKE_CURRENT_SOURCE_DIR``.
+    Editing it reconfigures (and retunes).
+
+  ``BENCHMARK <file>``
+    Required. The benchmark program: builds inputs, checks against a reference, launches and
+    times the kernel through the harness (``<adaexplore/harness.cuh>`` for ``cuda``,
+    ``<adaexplore/harness_host.hpp>`` for ``host``; their include folder is added to its
+    compile). Relative to ``CMAKE_CURRENT_SOURCE_DIR``. Editing it reconfigures.
+
+  ``PARAMS <param> <value>... | <param> RANGE <from> <to> [<step>] ...``
+    Required. The search space: each parameter is an identifier followed either by its values
+    (numbers, as JSON writes them: ``16``, ``-1``, ``0.5``, ``1e-3``) or by ``RANGE`` and
+    inclusive integer bounds with an optional positive step (default 1):
+    ``PARAMS TILE 16 32 64 UNROLL RANGE 1 8``. Identifiers start a new parameter, so values
+    cannot be words.
+
+  ``CONSTRAINTS <expression>...``
+    Conditions every configuration must satisfy, over parameter names, e.g.
+    ``"TILE_M * TILE_N <= 1024"``, ``"TILE_K % UNROLL == 0"`` (syntax in the tuner's
+    ``expr.hpp``; Kernel Tuner's Python syntax is also accepted). Default: none.
+
+  ``DEFAULTS <param>=<value>...``
+    The baseline configuration: what the header holds when nothing is tuned, and what the
+    speedup is measured against. Must satisfy the constraints. Default: the first valid
+    configuration in PARAMS order.
+
+  ``BUDGET <evaluations>``
+    Evaluations per tuning, the defaults' included. Default 100.
+
+  ``TIME_LIMIT <seconds>``
+    No new evaluation starts after this many seconds of tuning. Default 0 (no limit).
+
+  ``TARGET <target>``
+    A target that gets ``${CMAKE_BINARY_DIR}/adaexplore/include`` as include directory
+    (``PUBLIC``; ``INTERFACE`` for interface libraries, ``PRIVATE`` for executables), so its
+    sources can ``#include <adaexplore/<name>.hpp>``. Default: none (use the variables below).
+
+  ``BACKEND cuda | host``
+    ``cuda`` (default): compiled with nvcc (``CMAKE_CUDA_COMPILER`` when the project enabled
+    CUDA, else ``nvcc`` from ``PATH``) and timed on the GPU. ``host``: compiled with the C++
+    compiler (``CMAKE_CXX_COMPILER`` when the project enabled CXX, else ``c++``) and timed on
+    the CPU; needs no GPU.
+
+  ``STRATEGY <name>``
+    The search strategy (``adaexplore-tuner strategies`` lists them). Default ``ga``.
+
+  ``SEED <n>``
+    Random seed, a non-negative integer; same seed and outcomes, same proposals. Default 1.
+
+  ``NAMESPACE <namespace>``
+    The header's namespace, e.g. ``blas::tuning``. Default ``adaexplore::<name>``.
+
+  ``PINNED_HEADER <file>``
+    A committed header (a copy of an earlier tuned ``<name>.hpp``) used where there is no GPU.
+    Relative to ``CMAKE_CURRENT_SOURCE_DIR``; it need not exist yet (the defaults are used
+    meanwhile). Default: ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp`` when that file exists.
+
+  ``ARCH <sm_XX>``
+    cuda: the architecture to compile for while tuning (``sm_90``, ``90``, ``sm_90a``).
+    Default: the first entry of the ``TARGET``'s ``CUDA_ARCHITECTURES`` or of
+    ``CMAKE_CUDA_ARCHITECTURES`` (``80-real`` gives ``sm_80``; ``native``, ``all`` and
+    ``all-major`` are skipped), else the detected GPU's.
+
+  ``COMPILE_OPTIONS <flag>...``
+    Flags for every compile of the benchmark (which includes the rendered kernel), after the
+    tuner's own (cuda: ``-std=c++17 -O3 -arch=<ARCH> -Xptxas -v -lineinfo``; host:
+    ``-std=c++17 -O2``), e.g. ``--use_fast_math``. Default: none.
+
+  ``INCLUDE_DIRECTORIES <dir>...``
+    Include folders for the kernel and benchmark, relative to ``CMAKE_CURRENT_SOURCE_DIR``.
+    The tuner adds the evaluation's folder (the rendered template, named like ``TEMPLATE``
+    without ``.in``), the folders of ``TEMPLATE`` and ``BENCHMARK``, and the harness folder.
+
+  ``RUN_ARGS <arg>...``
+    Arguments passed to every run of the benchmark (problem size, ...). Default: none.
+
+  ``RUN_TIMEOUT <seconds>``
+    A run taking longer is stopped and recorded as ``timeout``. Default 30.
+
+  ``COMPILE_TIMEOUT <seconds>``
+    A compile taking longer is stopped and recorded as a compile error. Default 120.
+
+  ``JOBS <n>``
+    Parallel compiles while tuning; 0 means one per core. Default 0.
+
+  Variables set in the calling scope:
+
+  ``ADAEXPLORE_<name>_HEADER``
+    The header's full path.
+  ``ADAEXPLORE_<name>_ORIGIN``
+    Where its values came from: ``TUNED``, ``PINNED`` or ``DEFAULTS``.
+  ``ADAEXPLORE_GENERATED_INCLUDE_DIR``
+    ``${CMAKE_BINARY_DIR}/adaexplore/include``, the folder to add for ``<adaexplore/<name>.hpp>``.
+
+Cache variables
+^^^^^^^^^^^^^^^
+
+``ADAEXPLORE_MODE``
+  ``AUTO`` (default): tune when possible, as described above. ``TUNE``: tune every kernel; a
+  ``cuda`` kernel without a GPU is an error. ``PINNED``: use every kernel's pinned header, never
+  tune; a missing one is an error (reproducible release builds). ``DEFAULTS``: use the defaults,
+  never tune.
+
+``ADAEXPLORE_PINNED_DIR``
+  A folder of pinned headers ``<name>.hpp``, used for kernels without ``PINNED_HEADER``.
+
+``ADAEXPLORE_TUNER_EXECUTABLE``
+  An ``adaexplore-tuner`` to use instead of the installed one or the one built from source. Like
+  them, it runs with ``ADAEXPLORE_HARNESS_DIR`` set to this module's harness folder.
+
+Other variables and targets
+^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+``ADAEXPLORE_HARNESS_INCLUDE_DIR``
+  The folder holding ``adaexplore/harness.cuh`` and ``adaexplore/harness_host.hpp``, for
+  building a benchmark program outside the tuner (to debug it).
+
+``AdaExplore::harness``
+  An interface target with that include folder.
+
+Example
+^^^^^^^
+
+.. code-block:: cmake
+
+  find_package(AdaExplore REQUIRED)
+  add_library(blas STATIC src/gemm.cu)
+  adaexplore_tune_kernel(gemm
+    TEMPLATE    kernels/gemm.cu.in
+    BENCHMARK   kernels/gemm_bench.cu
+    PARAMS      TILE_M 16 32 64 128  TILE_N 16 32 64 128  TILE_K 8 16 32  UNROLL RANGE 1 8
+    CONSTRAINTS "TILE_M * TILE_N / UNROLL <= 1024"
+    DEFAULTS    TILE_M=64 TILE_N=64 TILE_K=16 UNROLL=4
+    PINNED_HEADER kernels/pinned/gemm.hpp
+    TARGET      blas)
+
+``src/gemm.cu`` then uses ``#include <adaexplore/gemm.hpp>`` and ``adaexplore::gemm::TILE_M``.
+To pin a tuning, copy the generated header to ``kernels/pinned/gemm.hpp`` and commit it.
+
+Limitations
+^^^^^^^^^^^
+
+* Tuning happens at configure time, for the machine that configures. Cross-compiling or
+  configuring on a machine without the target GPU gives pinned or default values.
+* Arguments are plain values: generator expressions are not evaluated.
+* Only ``TEMPLATE`` and ``BENCHMARK`` are watched: editing a header they include (a kernel
+  shared with the library, say) neither reconfigures nor invalidates the stored evaluations.
+  To retune from scratch, delete ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>/results.jsonl``
+  and reconfigure.
+* ``CMAKE_CUDA_ARCHITECTURES`` is filled by CMake with the compiler's default architecture when
+  the project does not set it; set it (``native`` works) or ``ARCH`` to tune for the GPU's own.
+* From a source tree the tuner is built once more for the configure step even when the
+  ``adaexplore-tuner`` target is part of the same project; editing the tuner's sources does not
+  by itself trigger a reconfigure.
+#]=======================================================================]
+
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "AdaExplore.cmake needs CMake 3.20 or newer; this is ${CMAKE_VERSION}.")
+endif()
+
+# Runs on every include (each find_package() call sets its variables in its own scope).
+if(NOT DEFINED _ADAEXPLORE_INSTALLED_TUNER AND EXISTS "${CMAKE_CURRENT_LIST_DIR}/../tuner/CMakeLists.txt")
+  get_filename_component(_adaexplore_source_dir "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+  set(ADAEXPLORE_HARNESS_INCLUDE_DIR "${_adaexplore_source_dir}/templates")
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_TUNER_SOURCE_DIR "${_adaexplore_source_dir}/tuner")
+  unset(_adaexplore_source_dir)
+elseif(DEFINED _ADAEXPLORE_INSTALLED_TUNER)
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_INSTALLED_TUNER "${_ADAEXPLORE_INSTALLED_TUNER}")
+else()
+  message(FATAL_ERROR "AdaExplore.cmake: neither the tuner's sources (${CMAKE_CURRENT_LIST_DIR}/../tuner) "
+                      "nor an installed tuner were found. Load the module through find_package(AdaExplore) "
+                      "from an installation, or from an AdaExplore source tree.")
+endif()
+set_property(GLOBAL PROPERTY _ADAEXPLORE_HARNESS_INCLUDE_DIR "${ADAEXPLORE_HARNESS_INCLUDE_DIR}")
+# Also visible in the directories above this one (add_subdirectory(), FetchContent).
+set(ADAEXPLORE_HARNESS_INCLUDE_DIR "${ADAEXPLORE_HARNESS_INCLUDE_DIR}" CACHE INTERNAL
+    "AdaExplore: the folder that holds adaexplore/harness.cuh and adaexplore/harness_host.hpp")
+
+include_guard(GLOBAL)
+cmake_policy(VERSION 3.20...4.1)  # include() gives this file its own policy scope
+
+set(ADAEXPLORE_MODE "AUTO" CACHE STRING
+    "AdaExplore: AUTO (tune when possible), TUNE (always; error without a GPU), PINNED (pinned headers only), DEFAULTS")
+set_property(CACHE ADAEXPLORE_MODE PROPERTY STRINGS AUTO TUNE PINNED DEFAULTS)
+set(ADAEXPLORE_PINNED_DIR "" CACHE PATH "AdaExplore: folder of pinned headers <name>.hpp, used where there is no GPU")
+set(ADAEXPLORE_TUNER_EXECUTABLE "" CACHE FILEPATH
+    "AdaExplore: adaexplore-tuner to use instead of the installed one or the one built from source")
+
+if(NOT TARGET AdaExplore::harness)
+  add_library(AdaExplore::harness INTERFACE IMPORTED GLOBAL)
+  set_target_properties(AdaExplore::harness PROPERTIES
+                        INTERFACE_INCLUDE_DIRECTORIES "${ADAEXPLORE_HARNESS_INCLUDE_DIR}")
+endif()
+
+function(adaexplore_tune_kernel)
+  set(one TEMPLATE BENCHMARK BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED NAMESPACE PINNED_HEADER ARCH
+          RUN_TIMEOUT COMPILE_TIMEOUT JOBS)
+  set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS)
+  if(ARGC EQUAL 0)
+    set(name "")
+  else()
+    set(name "${ARGV0}")
+  endif()
+  _adaexplore_check_name("${name}" "${one};${multi}")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "${one}" "${multi}")
+  set(i 2)
+  while(i LESS ARGC)  # a keyword followed by "": cmake_parse_arguments drops it before CMake 3.31
+    math(EXPR previous "${i} - 1")
+    if("${ARGV${i}}" STREQUAL "" AND "${ARGV${previous}}" IN_LIST one)
+      list(APPEND arg_KEYWORDS_MISSING_VALUES "${ARGV${previous}}")
+    endif()
+    math(EXPR i "${i} + 1")
+  endwhile()
+  _adaexplore_check_arguments("${name}" arg "${one}" "${multi}")
+  if(NOT arg_BACKEND)
+    set(arg_BACKEND cuda)
+  endif()
+
+  set(kernel_dir "${CMAKE_BINARY_DIR}/_adaexplore/kernels/${name}")
+  set(include_dir "${CMAKE_BINARY_DIR}/adaexplore/include")
+  set(header "${include_dir}/adaexplore/${name}.hpp")
+  _adaexplore_abs(template "${arg_TEMPLATE}")
+  _adaexplore_abs(benchmark "${arg_BENCHMARK}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${template}" "${benchmark}")
+
+  _adaexplore_spec_json(spec "${name}" arg "${template}" "${benchmark}")
+  _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
+  _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
+  _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}")
+
+  if(arg_TARGET)
+    _adaexplore_add_include_dir("${arg_TARGET}" "${include_dir}")
+  endif()
+  set(ADAEXPLORE_${name}_HEADER "${header}" PARENT_SCOPE)
+  set(ADAEXPLORE_${name}_ORIGIN "${origin}" PARENT_SCOPE)
+  set(ADAEXPLORE_GENERATED_INCLUDE_DIR "${include_dir}" PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Argument checking. Every error names the function and kernel, the keyword, the value and a fix.
+
+function(_adaexplore_fail name)
+  set(text "")
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 1 ${last})  # ARGV<i>, not ARGN: keeps the semicolons inside each part
+    string(APPEND text "${ARGV${i}}")
+  endforeach()
+  message(FATAL_ERROR "adaexplore_tune_kernel(${name}): ${text}")
+endfunction()
+
+function(_adaexplore_check_name name keywords)
+  if(name STREQUAL "" OR name IN_LIST keywords)
+    message(FATAL_ERROR "adaexplore_tune_kernel(${name}): the first argument must be the kernel's name, "
+                        "got '${name}'. Call it as adaexplore_tune_kernel(<name> TEMPLATE <file> "
+                        "BENCHMARK <file> PARAMS ...) with an identifier such as gemm.")
+  endif()
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    _adaexplore_fail("${name}" "the kernel name '${name}' is not a C++ identifier (letters, digits and _, "
+                     "not starting with a digit); it names the header <name>.hpp and the namespace "
+                     "adaexplore::<name>. Rename it, e.g. '${name}' -> gemm_f32.")
+  endif()
+  get_property(seen GLOBAL PROPERTY _ADAEXPLORE_KERNELS)
+  if(name IN_LIST seen)
+    _adaexplore_fail("${name}" "a kernel named '${name}' was already declared in this configure; names "
+                     "must be unique (they name the header adaexplore/${name}.hpp). Rename one of them.")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_KERNELS "${name}")
+endfunction()
+
+# The form of each keyword, for messages.
+function(_adaexplore_usage out keyword)
+  set(table
+      "TEMPLATE|TEMPLATE <file>, the kernel source with \${PARAM} placeholders, e.g. TEMPLATE kernels/gemm.cu.in"
+      "BENCHMARK|BENCHMARK <file>, the benchmark program, e.g. BENCHMARK kernels/gemm_bench.cu"
+      "PARAMS|PARAMS <name> <value>... or PARAMS <name> RANGE <from> <to> [<step>], e.g. PARAMS TILE 16 32 64 UNROLL RANGE 1 8"
+      "CONSTRAINTS|CONSTRAINTS <expression>..., e.g. CONSTRAINTS \"TILE * TILE <= 1024\""
+      "DEFAULTS|DEFAULTS <name>=<value>..., e.g. DEFAULTS TILE=32 UNROLL=4"
+      "BUDGET|BUDGET <evaluations>, a positive integer, e.g. BUDGET 100"
+      "TIME_LIMIT|TIME_LIMIT <seconds>, 0 or more, e.g. TIME_LIMIT 600"
+      "TARGET|TARGET <target>, an existing target, e.g. TARGET blas"
+      "BACKEND|BACKEND cuda or BACKEND host"
+      "STRATEGY|STRATEGY <name>, e.g. STRATEGY ga (adaexplore-tuner strategies lists them)"
+      "SEED|SEED <n>, a non-negative integer, e.g. SEED 1"
+      "NAMESPACE|NAMESPACE <namespace>, e.g. NAMESPACE blas::tuning"
+      "PINNED_HEADER|PINNED_HEADER <file>, e.g. PINNED_HEADER kernels/pinned/gemm.hpp"
+      "ARCH|ARCH <sm_XX>, e.g. ARCH sm_90"
+      "COMPILE_OPTIONS|COMPILE_OPTIONS <flag>..., e.g. COMPILE_OPTIONS --use_fast_math"
+      "INCLUDE_DIRECTORIES|INCLUDE_DIRECTORIES <dir>..., e.g. INCLUDE_DIRECTORIES include"
+      "RUN_ARGS|RUN_ARGS <arg>..., e.g. RUN_ARGS --size 4096"
+      "RUN_TIMEOUT|RUN_TIMEOUT <seconds>, more than 0, e.g. RUN_TIMEOUT 30"
+      "COMPILE_TIMEOUT|COMPILE_TIMEOUT <seconds>, more than 0, e.g. COMPILE_TIMEOUT 120"
+      "JOBS|JOBS <n>, parallel compiles, 0 for one per core, e.g. JOBS 8")
+  foreach(row IN LISTS table)
+    if(row MATCHES "^${keyword}\\|(.*)$")
+      set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
+function(_adaexplore_check_arguments name prefix one multi)
+  if(DEFINED ${prefix}_UNPARSED_ARGUMENTS)
+    list(GET ${prefix}_UNPARSED_ARGUMENTS 0 first)
+    string(REPLACE ";" ", " keywords "${one};${multi}")
+    _adaexplore_fail("${name}" "unknown argument '${first}'. The keywords are ${keywords}; check the "
+                     "spelling, and that each value follows its keyword.")
+  endif()
+  foreach(keyword IN LISTS ${prefix}_KEYWORDS_MISSING_VALUES one)
+    if(keyword IN_LIST ${prefix}_KEYWORDS_MISSING_VALUES
+       OR (DEFINED ${prefix}_${keyword} AND "${${prefix}_${keyword}}" STREQUAL ""))  # CMP0174 NEW
+      _adaexplore_usage(usage ${keyword})
+      _adaexplore_fail("${name}" "${keyword} is given without a value; write ${usage}, or leave the keyword out.")
+    endif()
+  endforeach()
+  foreach(keyword TEMPLATE BENCHMARK PARAMS)
+    if(NOT DEFINED ${prefix}_${keyword})
+      _adaexplore_usage(usage ${keyword})
+      _adaexplore_fail("${name}" "${keyword} is required; add ${usage}.")
+    endif()
+  endforeach()
+  _adaexplore_check_file("${name}" TEMPLATE "${${prefix}_TEMPLATE}")
+  _adaexplore_check_file("${name}" BENCHMARK "${${prefix}_BENCHMARK}")
+  set(integer "^(0|[1-9][0-9]*)$")
+  set(seconds "^(0|[1-9][0-9]*)(\\.[0-9]+)?$")
+  _adaexplore_check_value("${name}" ${prefix} BUDGET "^[1-9][0-9]*$" "is not a positive integer")
+  _adaexplore_check_value("${name}" ${prefix} SEED "${integer}" "is not a non-negative integer")
+  _adaexplore_check_value("${name}" ${prefix} JOBS "${integer}" "is not a non-negative integer")
+  _adaexplore_check_value("${name}" ${prefix} TIME_LIMIT "${seconds}" "is not a number of seconds (0 or more)")
+  _adaexplore_check_value("${name}" ${prefix} BACKEND "^(cuda|host)$" "is not a backend (cuda or host)")
+  _adaexplore_check_value("${name}" ${prefix} NAMESPACE "^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$"
+                          "is not a C++ namespace name")
+  _adaexplore_check_value("${name}" ${prefix} ARCH "^(sm_)?[0-9]+[a-z]?$" "is not a CUDA architecture")
+  _adaexplore_check_value("${name}" ${prefix} STRATEGY "^[A-Za-z0-9_-]+$" "is not a strategy name")
+  foreach(keyword RUN_TIMEOUT COMPILE_TIMEOUT)
+    _adaexplore_check_value("${name}" ${prefix} ${keyword} "${seconds}" "is not a number of seconds")
+    if(DEFINED ${prefix}_${keyword} AND "${${prefix}_${keyword}}" MATCHES "^0(\\.0*)?$")
+      _adaexplore_fail("${name}" "${keyword} '${${prefix}_${keyword}}' is not more than 0 seconds; give a "
+                       "positive limit, e.g. ${keyword} 60.")
+    endif()
+  endforeach()
+  foreach(expression IN LISTS ${prefix}_CONSTRAINTS)
+    if(expression MATCHES "^[ \t]*$")
+      _adaexplore_fail("${name}" "CONSTRAINTS has an empty expression; remove the empty string or write one, "
+                       "e.g. CONSTRAINTS \"TILE * TILE <= 1024\".")
+    endif()
+  endforeach()
+  if(DEFINED ${prefix}_TARGET AND NOT TARGET "${${prefix}_TARGET}")
+    _adaexplore_fail("${name}" "TARGET '${${prefix}_TARGET}' is not a target; create it before this call "
+                     "(add_library(${${prefix}_TARGET} ...)) or fix the name.")
+  endif()
+endfunction()
+
+function(_adaexplore_check_value name prefix keyword regex problem)
+  if(DEFINED ${prefix}_${keyword} AND NOT "${${prefix}_${keyword}}" MATCHES "${regex}")
+    _adaexplore_usage(usage ${keyword})
+    _adaexplore_fail("${name}" "${keyword} '${${prefix}_${keyword}}' ${problem}; write ${usage}.")
+  endif()
+endfunction()
+
+function(_adaexplore_check_file name keyword path)
+  _adaexplore_abs(full "${path}")
+  if(NOT EXISTS "${full}" OR IS_DIRECTORY "${full}")
+    _adaexplore_fail("${name}" "${keyword} '${path}' is not a file (looked for ${full}); paths are relative "
+                     "to ${CMAKE_CURRENT_SOURCE_DIR}. Fix the path or create the file.")
+  endif()
+endfunction()
+
+function(_adaexplore_abs out path)
+  cmake_path(ABSOLUTE_PATH path BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE full)
+  set(${out} "${full}" PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# The spec (format: tuner/src/spec.hpp). Keys the call leaves out are left out, so the tuner's
+# defaults apply.
+
+function(_adaexplore_json_string out value)
+  string(REPLACE "\\" "\\\\" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  string(REPLACE "\n" "\\n" value "${value}")
+  string(REPLACE "\r" "\\r" value "${value}")
+  string(REPLACE "\t" "\\t" value "${value}")
+  set(${out} "\"${value}\"" PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_json_strings out)
+  set(items "")
+  foreach(value IN LISTS ARGN)
+    _adaexplore_json_string(quoted "${value}")
+    list(APPEND items "${quoted}")
+  endforeach()
+  string(JOIN ", " joined ${items})
+  set(${out} "[${joined}]" PARENT_SCOPE)
+endfunction()
+
+# PARAMS tokens -> JSON "parameters" array; `names_out` gets the parameter names.
+function(_adaexplore_params_json out names_out name)
+  set(params "")
+  set(names "")
+  set(current "")
+  set(values "")
+  set(range "")
+  foreach(token IN LISTS ARGN)
+    if(token MATCHES "^[A-Za-z_][A-Za-z0-9_]*$" AND NOT token STREQUAL "RANGE")
+      _adaexplore_param_json(param "${name}" "${current}" "${values}" "${range}")
+      list(APPEND params "${param}")
+      if(token IN_LIST names)
+        _adaexplore_fail("${name}" "PARAMS names '${token}' twice; give each parameter once, with all its values.")
+      endif()
+      list(APPEND names "${token}")
+      set(current "${token}")
+      set(values "")
+      set(range "")
+    elseif(current STREQUAL "")
+      _adaexplore_fail("${name}" "PARAMS value '${token}' comes before any parameter name; start with a name, "
+                       "e.g. PARAMS TILE 16 32 64.")
+    elseif(token STREQUAL "RANGE")
+      if(NOT values STREQUAL "" OR NOT range STREQUAL "")
+        _adaexplore_fail("${name}" "PARAMS ${current}: RANGE must directly follow the name, without values "
+                         "before it; write ${current} RANGE <from> <to> [<step>].")
+      endif()
+      set(range "RANGE")
+    elseif(NOT range STREQUAL "")
+      list(APPEND range "${token}")
+    elseif(token MATCHES "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
+      list(APPEND values "${token}")
+    else()
+      _adaexplore_fail("${name}" "PARAMS ${current}: value '${token}' is not a number; values are numbers as "
+                       "JSON writes them (16, -1, 0.5, 1e-3), and an identifier starts a new parameter.")
+    endif()
+  endforeach()
+  _adaexplore_param_json(param "${name}" "${current}" "${values}" "${range}")
+  list(APPEND params "${param}")
+  string(JOIN ", " joined ${params})
+  set(${out} "[${joined}]" PARENT_SCOPE)
+  set(${names_out} "${names}" PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_param_json out name param values range)
+  set(${out} "" PARENT_SCOPE)
+  if(param STREQUAL "")
+    return()
+  endif()
+  _adaexplore_json_string(quoted "${param}")
+  if(NOT range STREQUAL "")
+    _adaexplore_range_json(json "${name}" "${param}" ${range})
+    set(${out} "{\"name\": ${quoted}, \"range\": ${json}}" PARENT_SCOPE)
+  elseif(NOT values STREQUAL "")
+    string(JOIN ", " joined ${values})
+    set(${out} "{\"name\": ${quoted}, \"values\": [${joined}]}" PARENT_SCOPE)
+  else()
+    _adaexplore_fail("${name}" "PARAMS ${param} has no values; follow it with numbers (${param} 16 32 64) "
+                     "or a range (${param} RANGE 1 8). Values cannot be words: an identifier starts a new "
+                     "parameter. If '${param}' is meant as a keyword, check its spelling.")
+  endif()
+endfunction()
+
+function(_adaexplore_range_json out name param)
+  set(bounds ${ARGN})
+  list(REMOVE_AT bounds 0)  # the word RANGE
+  list(LENGTH bounds count)
+  set(fix "write ${param} RANGE <from> <to> [<step>] with integers, from <= to and step > 0, e.g. ${param} RANGE 1 8 1")
+  if(count LESS 2 OR count GREATER 3)
+    string(JOIN " " given ${bounds})
+    _adaexplore_fail("${name}" "PARAMS ${param} RANGE '${given}' needs 2 or 3 integers; ${fix}.")
+  endif()
+  foreach(bound IN LISTS bounds)
+    if(NOT bound MATCHES "^-?[0-9]+$")
+      _adaexplore_fail("${name}" "PARAMS ${param} RANGE bound '${bound}' is not an integer; ${fix}.")
+    endif()
+  endforeach()
+  list(GET bounds 0 from)
+  list(GET bounds 1 to)
+  set(step 1)
+  if(count EQUAL 3)
+    list(GET bounds 2 step)
+  endif()
+  if(from GREATER to OR step LESS_EQUAL 0)
+    _adaexplore_fail("${name}" "PARAMS ${param} RANGE ${from} ${to} ${step} is empty or has a step <= 0; ${fix}.")
+  endif()
+  set(${out} "{\"from\": ${from}, \"to\": ${to}, \"step\": ${step}}" PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_defaults_json out name names)
+  set(items "")
+  set(seen "")
+  foreach(assignment IN LISTS ARGN)
+    if(NOT assignment MATCHES "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+      _adaexplore_fail("${name}" "DEFAULTS '${assignment}' is not NAME=VALUE; write each default as one "
+                       "argument without spaces, e.g. DEFAULTS TILE=32 UNROLL=4.")
+    endif()
+    set(param "${CMAKE_MATCH_1}")
+    set(value "${CMAKE_MATCH_2}")
+    if(NOT param IN_LIST names)
+      string(REPLACE ";" ", " known "${names}")
+      _adaexplore_fail("${name}" "DEFAULTS '${assignment}' names no parameter of PARAMS (${known}); fix the "
+                       "name or add the parameter to PARAMS.")
+    endif()
+    if(param IN_LIST seen)
+      _adaexplore_fail("${name}" "DEFAULTS gives ${param} twice; give each parameter's default once.")
+    endif()
+    if(NOT value MATCHES "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
+      _adaexplore_fail("${name}" "DEFAULTS '${assignment}': '${value}' is not a number; give one of the values "
+                       "PARAMS lists for ${param}, e.g. ${param}=32.")
+    endif()
+    list(APPEND seen "${param}")
+    list(APPEND items "\"${param}\": ${value}")
+  endforeach()
+  string(JOIN ", " joined ${items})
+  set(${out} "{${joined}}" PARENT_SCOPE)
+endfunction()
+
+# The compiler the tuner should use for `backend`: the project's own when its language is enabled.
+function(_adaexplore_compiler out backend)
+  set(${out} "" PARENT_SCOPE)
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(backend STREQUAL "cuda" AND "CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")
+    set(${out} "${CMAKE_CUDA_COMPILER}" PARENT_SCOPE)
+  elseif(backend STREQUAL "host" AND "CXX" IN_LIST languages)
+    set(${out} "${CMAKE_CXX_COMPILER}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# ARCH, else the first concrete entry of the target's CUDA_ARCHITECTURES or CMAKE_CUDA_ARCHITECTURES.
+function(_adaexplore_arch out arch target)
+  if(NOT arch STREQUAL "")
+    set(${out} "${arch}" PARENT_SCOPE)
+    return()
+  endif()
+  set(architectures "${CMAKE_CUDA_ARCHITECTURES}")
+  if(NOT target STREQUAL "")
+    get_target_property(target_architectures "${target}" CUDA_ARCHITECTURES)
+    if(target_architectures)
+      set(architectures "${target_architectures}")
+    endif()
+  endif()
+  set(${out} "" PARENT_SCOPE)
+  list(POP_FRONT architectures first)
+  if("${first}" MATCHES "^([0-9]+[a-z]?)(-real|-virtual)?$")
+    set(${out} "sm_${CMAKE_MATCH_1}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_adaexplore_spec_json out name prefix template benchmark)
+  set(p ${prefix})
+  _adaexplore_params_json(params names "${name}" ${${p}_PARAMS})
+  _adaexplore_defaults_json(defaults "${name}" "${names}" ${${p}_DEFAULTS})
+  set(j "{}")
+  _adaexplore_json_string(v "Written by adaexplore_tune_kernel() from ${CMAKE_CURRENT_LIST_FILE}; do not edit.")
+  string(JSON j SET "${j}" "$comment" "${v}")
+  foreach(key_value "name|${name}" "backend|${${p}_BACKEND}" "template|${template}" "benchmark|${benchmark}"
+                    "namespace|${${p}_NAMESPACE}" "strategy|${${p}_STRATEGY}")
+    string(REGEX MATCH "^([^|]*)\\|(.*)$" _ "${key_value}")
+    if(NOT CMAKE_MATCH_2 STREQUAL "")
+      _adaexplore_json_string(v "${CMAKE_MATCH_2}")
+      string(JSON j SET "${j}" "${CMAKE_MATCH_1}" "${v}")
+    endif()
+  endforeach()
+  string(JSON j SET "${j}" parameters "${params}")
+  _adaexplore_json_strings(v ${${p}_CONSTRAINTS})
+  string(JSON j SET "${j}" constraints "${v}")
+  if(NOT defaults STREQUAL "{}")
+    string(JSON j SET "${j}" defaults "${defaults}")
+  endif()
+  if(DEFINED ${p}_BUDGET OR DEFINED ${p}_TIME_LIMIT)
+    string(JSON j SET "${j}" budget "{}")
+    _adaexplore_json_set_if(j ${p}_BUDGET budget evaluations)
+    _adaexplore_json_set_if(j ${p}_TIME_LIMIT budget seconds)
+  endif()
+  _adaexplore_json_set_if(j ${p}_SEED seed)
+  _adaexplore_json_set_if(j ${p}_JOBS jobs)
+  _adaexplore_spec_compiler_and_run(j ${p})
+  string(JSON j SET "${j}" work_dir "\"work\"")
+  set(${out} "${j}\n" PARENT_SCOPE)
+endfunction()
+
+# The spec's "compiler" and "run" objects, added to the JSON in `json_var`.
+function(_adaexplore_spec_compiler_and_run json_var prefix)
+  set(p ${prefix})
+  set(j "${${json_var}}")
+  string(JSON j SET "${j}" compiler "{}")
+  _adaexplore_compiler(compiler "${${p}_BACKEND}")
+  if(compiler)
+    _adaexplore_json_string(v "${compiler}")
+    string(JSON j SET "${j}" compiler path "${v}")
+  endif()
+  if(${p}_BACKEND STREQUAL "cuda")
+    _adaexplore_arch(arch "${${p}_ARCH}" "${${p}_TARGET}")
+    if(arch)
+      _adaexplore_json_string(v "${arch}")
+      string(JSON j SET "${j}" compiler arch "${v}")
+    endif()
+  endif()
+  if(DEFINED ${p}_COMPILE_OPTIONS)
+    _adaexplore_json_strings(v ${${p}_COMPILE_OPTIONS})
+    string(JSON j SET "${j}" compiler flags "${v}")
+  endif()
+  if(DEFINED ${p}_INCLUDE_DIRECTORIES)
+    set(dirs "")
+    foreach(dir IN LISTS ${p}_INCLUDE_DIRECTORIES)
+      _adaexplore_abs(dir "${dir}")
+      list(APPEND dirs "${dir}")
+    endforeach()
+    _adaexplore_json_strings(v ${dirs})
+    string(JSON j SET "${j}" compiler include_dirs "${v}")
+  endif()
+  _adaexplore_json_set_if(j ${p}_COMPILE_TIMEOUT compiler timeout_s)
+  string(JSON j SET "${j}" run "{}")
+  _adaexplore_json_set_if(j ${p}_RUN_TIMEOUT run timeout_s)
+  if(DEFINED ${p}_RUN_ARGS)
+    _adaexplore_json_strings(v ${${p}_RUN_ARGS})
+    string(JSON j SET "${j}" run args "${v}")
+  endif()
+  set(${json_var} "${j}" PARENT_SCOPE)
+endfunction()
+
+# Sets the number held in `var` at the JSON path ARGN, when `var` is defined.
+macro(_adaexplore_json_set_if json var)
+  if(DEFINED ${var})
+    string(JSON ${json} SET "${${json}}" ${ARGN} "${${var}}")
+  endif()
+endmacro()
+
+function(_adaexplore_write_if_changed path content)
+  if(EXISTS "${path}")
+    file(READ "${path}" old)
+    if(old STREQUAL content)
+      return()
+    endif()
+  endif()
+  file(WRITE "${path}" "${content}")
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# The tuner: ADAEXPLORE_TUNER_EXECUTABLE, else the installed one, else built from the source tree
+# into ${CMAKE_BINARY_DIR}/_adaexplore/tuner. Decided once per configure. `out`: the command line
+# that runs it (a list).
+
+function(_adaexplore_tuner_command out name)
+  get_property(tuner GLOBAL PROPERTY _ADAEXPLORE_TUNER)
+  if(NOT tuner)
+    get_property(installed GLOBAL PROPERTY _ADAEXPLORE_INSTALLED_TUNER)
+    if(ADAEXPLORE_TUNER_EXECUTABLE)
+      set(tuner "${ADAEXPLORE_TUNER_EXECUTABLE}")
+      if(NOT EXISTS "${tuner}" OR IS_DIRECTORY "${tuner}")
+        _adaexplore_fail("${name}" "ADAEXPLORE_TUNER_EXECUTABLE '${tuner}' is not a file; point it at an "
+                         "adaexplore-tuner executable, or clear it (-DADAEXPLORE_TUNER_EXECUTABLE=) to use "
+                         "the installed or source-built tuner.")
+      endif()
+    elseif(installed)
+      set(tuner "${installed}")
+    else()
+      _adaexplore_build_tuner(tuner "${name}")
+    endif()
+    message(STATUS "AdaExplore: tuner ${tuner}")
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_TUNER "${tuner}")
+  endif()
+  # The module says where the harness is (the tuner's built-in default may be a source tree that
+  # is gone, or another version's).
+  get_property(harness GLOBAL PROPERTY _ADAEXPLORE_HARNESS_INCLUDE_DIR)
+  set(${out} "${CMAKE_COMMAND}" -E env "ADAEXPLORE_HARNESS_DIR=${harness}" "${tuner}" PARENT_SCOPE)
+endfunction()
+
+# An initial-cache script for the tuner's own configure: Release, the same C++ compiler, and the
+# package locations this project was given.
+function(_adaexplore_tuner_init_cache out build_dir)
+  set(init "")
+  _adaexplore_append_cache_entry(init CMAKE_BUILD_TYPE "Release")
+  _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY "${build_dir}/bin")
+  _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY_RELEASE "${build_dir}/bin")
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if("CXX" IN_LIST languages AND NOT CMAKE_CROSSCOMPILING)
+    _adaexplore_append_cache_entry(init CMAKE_CXX_COMPILER "${CMAKE_CXX_COMPILER}")
+  endif()
+  if("CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND NOT DEFINED CUDAToolkit_ROOT)
+    get_filename_component(cuda_root "${CMAKE_CUDA_COMPILER}" DIRECTORY)  # <root>/bin
+    get_filename_component(cuda_root "${cuda_root}" DIRECTORY)
+    _adaexplore_append_cache_entry(init CUDAToolkit_ROOT "${cuda_root}")
+  endif()
+  foreach(var CMAKE_PREFIX_PATH CMAKE_CXX_COMPILER_LAUNCHER CMAKE_MAKE_PROGRAM CUDAToolkit_ROOT
+              nlohmann_json_DIR CLI11_DIR Boost_DIR BOOST_ROOT Boost_ROOT)
+    if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
+      _adaexplore_append_cache_entry(init ${var} "${${var}}")
+    endif()
+  endforeach()
+  set(${out} "${init}" PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_append_cache_entry init_var var value)
+  string(REPLACE "\\" "/" value "${value}")
+  string(REPLACE "\"" "\\\"" value "${value}")
+  set(${init_var} "${${init_var}}set(${var} \"${value}\" CACHE STRING \"\")\n" PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_tree_hash out dir)
+  file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${dir}" "${dir}/*")
+  list(SORT files)
+  set(all "")
+  foreach(file IN LISTS files)
+    file(SHA256 "${dir}/${file}" hash)
+    string(APPEND all "${file} ${hash}\n")
+  endforeach()
+  string(SHA256 hash "${all}")
+  set(${out} "${hash}" PARENT_SCOPE)
+endfunction()
+
+# Builds the tuner unless the build folder holds one built with the same setup (generator,
+# initial cache) from the same sources (hash of every file under tuner/).
+function(_adaexplore_build_tuner out name)
+  get_property(source_dir GLOBAL PROPERTY _ADAEXPLORE_TUNER_SOURCE_DIR)
+  set(build_dir "${CMAKE_BINARY_DIR}/_adaexplore/tuner")
+  set(tuner "${build_dir}/bin/adaexplore-tuner${CMAKE_EXECUTABLE_SUFFIX}")
+  set(${out} "${tuner}" PARENT_SCOPE)
+
+  _adaexplore_tuner_init_cache(init "${build_dir}")
+  set(generator -G "${CMAKE_GENERATOR}")
+  if(CMAKE_GENERATOR_PLATFORM)
+    list(APPEND generator -A "${CMAKE_GENERATOR_PLATFORM}")
+  endif()
+  if(CMAKE_GENERATOR_TOOLSET)
+    list(APPEND generator -T "${CMAKE_GENERATOR_TOOLSET}")
+  endif()
+  set(setup "# AdaExplore: initial cache of the tuner's build; source ${source_dir}, generator ${generator}\n${init}")
+  _adaexplore_tree_hash(sources "${source_dir}")
+  set(setup_file "${build_dir}/adaexplore-init.cmake")
+  set(stamp_file "${build_dir}/adaexplore-tuner.stamp")
+  set(log_file "${build_dir}/adaexplore-tuner-build.log")
+  if(EXISTS "${setup_file}")
+    file(READ "${setup_file}" old_setup)
+    if(NOT old_setup STREQUAL setup)
+      file(REMOVE_RECURSE "${build_dir}")  # another generator, compiler or source tree: start over
+    elseif(EXISTS "${stamp_file}" AND EXISTS "${tuner}")
+      file(READ "${stamp_file}" old_sources)
+      if(old_sources STREQUAL sources)
+        return()
+      endif()
+    endif()
+  endif()
+
+  message(STATUS "AdaExplore: building the tuner from ${source_dir} in ${build_dir} "
+                 "(once per build tree; a minute or two)")
+  file(REMOVE "${stamp_file}")
+  file(WRITE "${setup_file}" "${setup}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" ${generator} -C "${setup_file}" -S "${source_dir}" -B "${build_dir}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
+  set(step "configure")
+  if(rc EQUAL 0)
+    set(parallel --parallel)
+    if(NOT DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
+      cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+      list(APPEND parallel ${cores})
+    endif()
+    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --config Release --target adaexplore-tuner
+                            ${parallel}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log)
+    string(APPEND log "${build_log}")
+    set(step "build")
+  endif()
+  file(WRITE "${log_file}" "${log}")
+  if(NOT rc EQUAL 0 OR NOT EXISTS "${tuner}")
+    _adaexplore_tail(tail "${log}" 6000)
+    _adaexplore_fail("${name}" "building the tuner failed at its ${step} step (exit code ${rc}).\n"
+                     "Full log: ${log_file}\nEnd of the log:\n${tail}\n"
+                     "The tuner needs a C++17 compiler, nlohmann_json >= 3.10, CLI11 and Boost >= 1.74 "
+                     "(Debian/Ubuntu: apt-get install g++ nlohmann-json3-dev libcli11-dev libboost-dev "
+                     "libboost-filesystem-dev) and, for GPU detection, the CUDA toolkit. Install what the log "
+                     "says is missing (pass its location with CMAKE_PREFIX_PATH) and reconfigure, or set "
+                     "ADAEXPLORE_TUNER_EXECUTABLE to an adaexplore-tuner built elsewhere.")
+  endif()
+  file(WRITE "${stamp_file}" "${sources}")
+endfunction()
+
+# The last `max` characters of `text`, indented.
+function(_adaexplore_tail out text max)
+  string(LENGTH "${text}" length)
+  if(length GREATER max)
+    math(EXPR start "${length} - ${max}")
+    string(SUBSTRING "${text}" ${start} -1 text)
+    set(text "...${text}")
+  endif()
+  string(STRIP "${text}" text)
+  string(REPLACE "\n" "\n  " text "  ${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------------------------
+# Where the header's values come from.
+
+# Asks `adaexplore-tuner device` once per configure. `present_out`: TRUE/FALSE; `about_out`: the
+# GPU's name and compute capability, or why there is none.
+function(_adaexplore_device present_out about_out name)
+  get_property(asked GLOBAL PROPERTY _ADAEXPLORE_DEVICE_PRESENT SET)
+  if(NOT asked)
+    _adaexplore_tuner_command(tuner "${name}")
+    execute_process(COMMAND ${tuner} device RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err
+                    TIMEOUT 120)
+    if(rc EQUAL 0)
+      string(JSON gpu ERROR_VARIABLE json_error GET "${json}" name)
+      string(JSON cc ERROR_VARIABLE json_error GET "${json}" compute_capability)
+      set(present TRUE)
+      set(about "${gpu}, compute capability ${cc}")
+      message(STATUS "AdaExplore: CUDA GPU: ${about}")
+    else()
+      set(present FALSE)
+      string(JSON about ERROR_VARIABLE json_error GET "${json}" reason)
+      if(NOT rc EQUAL 3 OR json_error)
+        string(STRIP "${json}${err}" output)
+        list(GET tuner -1 executable)
+        set(about "`${executable} device` failed (exit code ${rc}): ${output}")
+      endif()
+    endif()
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_DEVICE_PRESENT "${present}")
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_DEVICE_ABOUT "${about}")
+  endif()
+  get_property(present GLOBAL PROPERTY _ADAEXPLORE_DEVICE_PRESENT)
+  get_property(about GLOBAL PROPERTY _ADAEXPLORE_DEVICE_ABOUT)
+  set(${present_out} "${present}" PARENT_SCOPE)
+  set(${about_out} "${about}" PARENT_SCOPE)
+endfunction()
+
+# PINNED_HEADER (absolute), else ${ADAEXPLORE_PINNED_DIR}/<name>.hpp when it exists, else "".
+function(_adaexplore_pinned_file out name pinned_header)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT pinned_header STREQUAL "")
+    _adaexplore_abs(file "${pinned_header}")
+    set(${out} "${file}" PARENT_SCOPE)
+  elseif(ADAEXPLORE_PINNED_DIR AND EXISTS "${ADAEXPLORE_PINNED_DIR}/${name}.hpp")
+    _adaexplore_abs(file "${ADAEXPLORE_PINNED_DIR}/${name}.hpp")
+    set(${out} "${file}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Where the header's values come from: TUNED, PINNED or DEFAULTS (`reason_out`: why not tuned).
+function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
+  string(TOUPPER "${ADAEXPLORE_MODE}" mode)
+  if(NOT mode MATCHES "^(|AUTO|TUNE|PINNED|DEFAULTS)$")
+    _adaexplore_fail("${name}" "ADAEXPLORE_MODE '${ADAEXPLORE_MODE}' is not one of AUTO, TUNE, PINNED, DEFAULTS; "
+                     "configure with -DADAEXPLORE_MODE=AUTO (tune when possible).")
+  endif()
+  set(reason "")
+  if(mode STREQUAL "DEFAULTS")
+    set(origin DEFAULTS)
+    set(reason "ADAEXPLORE_MODE is DEFAULTS.")
+  elseif(mode STREQUAL "PINNED")
+    if(pinned STREQUAL "" OR NOT EXISTS "${pinned}")
+      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but there is no pinned header "
+                       "(PINNED_HEADER '${pinned}', ADAEXPLORE_PINNED_DIR '${ADAEXPLORE_PINNED_DIR}'). Commit "
+                       "a tuned ${name}.hpp and name it with PINNED_HEADER or put it in ADAEXPLORE_PINNED_DIR, "
+                       "or configure with -DADAEXPLORE_MODE=AUTO.")
+    endif()
+    set(origin PINNED)
+  elseif(backend STREQUAL "host")
+    set(origin TUNED)
+  else()
+    _adaexplore_device(gpu about "${name}")
+    if(gpu)
+      set(origin TUNED)
+    elseif(mode STREQUAL "TUNE")
+      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is TUNE but there is no CUDA GPU to tune on: ${about}. "
+                       "Configure on a machine with a GPU, or with -DADAEXPLORE_MODE=AUTO to use pinned "
+                       "headers or the defaults here.")
+    else()
+      _adaexplore_warn_no_gpu_once("${about}")
+      set(reason "No CUDA GPU at configure time: ${about}")
+      set(origin DEFAULTS)
+      if(EXISTS "${pinned}")
+        set(origin PINNED)
+      endif()
+    endif()
+  endif()
+  set(${origin_out} "${origin}" PARENT_SCOPE)
+  set(${reason_out} "${reason}" PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned)
+  _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}")
+  if(origin STREQUAL "TUNED")
+    _adaexplore_run_tune("${name}" "${kernel_dir}" "${header}")
+  elseif(origin STREQUAL "PINNED")
+    configure_file("${pinned}" "${header}" COPYONLY)  # copies only when different
+    message(STATUS "AdaExplore: ${name}: NOT TUNED here, using the pinned header ${pinned}")
+  else()
+    _adaexplore_run_defaults("${name}" "${kernel_dir}" "${header}" "${reason}")
+    set(note "")
+    if(NOT pinned STREQUAL "" AND NOT EXISTS "${pinned}")
+      set(note " (PINNED_HEADER ${pinned} does not exist yet)")
+    endif()
+    message(STATUS "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false)${note}")
+  endif()
+  set(${origin_out} "${origin}" PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_warn_no_gpu_once about)
+  get_property(warned GLOBAL PROPERTY _ADAEXPLORE_WARNED_NO_GPU)
+  if(warned)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_WARNED_NO_GPU TRUE)
+  message(WARNING "AdaExplore: no CUDA GPU at configure time (${about}). CUDA kernels are NOT TUNED in this "
+                  "configure: each uses its pinned header (PINNED_HEADER, or <name>.hpp in ADAEXPLORE_PINNED_DIR) "
+                  "where there is one, else its DEFAULTS (kTuned = false). The build works; the kernels may be "
+                  "slower than tuned ones. Configure on a machine with a GPU to tune, or set ADAEXPLORE_MODE to "
+                  "PINNED or DEFAULTS to choose this explicitly without this warning.")
+endfunction()
+
+function(_adaexplore_run_tune name kernel_dir header)
+  _adaexplore_tuner_command(tuner "${name}")
+  set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --header "${header}"
+              --results "${kernel_dir}/results.jsonl")
+  message(STATUS "AdaExplore: ${name}: tuning (results in ${kernel_dir}/results.jsonl)")
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE output ERROR_VARIABLE output ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
+  if(NOT rc EQUAL 0)
+    if(rc EQUAL 1)
+      string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
+                        "${kernel_dir}/spec.json is written from this call's arguments).")
+    elseif(rc EQUAL 2)
+      string(CONCAT fix "no configuration compiled, ran and verified, or the setup is broken: read the first "
+                        "failure above, build and run the benchmark by hand with the defaults, and check PARAMS "
+                        "and CONSTRAINTS.")
+    elseif(rc EQUAL 3)
+      string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
+                        "configure; check that the GPU is usable (nvidia-smi).")
+    else()
+      set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
+    endif()
+    string(JOIN " " shown ${command})
+    _adaexplore_tail(tail "${output}" 3000)
+    _adaexplore_fail("${name}" "tuning failed with exit code ${rc}: ${fix}\nCommand: ${shown}\n"
+                     "End of its output:\n${tail}\n"
+                     "To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS (or PINNED).")
+  endif()
+  message(STATUS "AdaExplore: ${name}: TUNED, header ${header}")
+endfunction()
+
+function(_adaexplore_run_defaults name kernel_dir header reason)
+  _adaexplore_tuner_command(tuner "${name}")
+  execute_process(COMMAND ${tuner} defaults --spec "${kernel_dir}/spec.json" --header "${header}"
+                          --reason "${reason}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(NOT rc EQUAL 0)
+    _adaexplore_tail(tail "${output}" 3000)
+    _adaexplore_fail("${name}" "writing the defaults header failed (exit code ${rc}):\n${tail}\n"
+                     "Fix what the message names in this call's arguments (the spec ${kernel_dir}/spec.json "
+                     "is written from them).")
+  endif()
+endfunction()
+
+function(_adaexplore_add_include_dir target include_dir)
+  get_target_property(aliased "${target}" ALIASED_TARGET)
+  if(aliased)
+    set(target "${aliased}")
+  endif()
+  get_target_property(type "${target}" TYPE)
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    set(scope INTERFACE)
+  elseif(type STREQUAL "EXECUTABLE")
+    set(scope PRIVATE)
+  else()
+    set(scope PUBLIC)
+  endif()
+  target_include_directories("${target}" ${scope} "$<BUILD_INTERFACE:${include_dir}>")
+endfunction()

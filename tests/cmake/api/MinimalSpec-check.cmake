@@ -1,0 +1,5 @@
+if(stderr MATCHES "Warning")
+  set(failed "an explicit ADAEXPLORE_MODE=DEFAULTS should not warn")
+elseif(stdout MATCHES "does not exist")
+  set(failed "an existing PINNED_HEADER is not 'missing'")
+endif()

@@ -1,0 +1,1 @@
+adaexplore_tune_kernel()

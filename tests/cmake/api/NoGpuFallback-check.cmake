@@ -1,0 +1,5 @@
+string(REGEX MATCHALL "no CUDA GPU at configure time" warnings "${stderr}")
+list(LENGTH warnings n)
+if(NOT n EQUAL 1)
+  set(failed "the no-GPU warning appears ${n} times, expected once per configure")
+endif()

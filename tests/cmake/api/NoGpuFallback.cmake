@@ -1,0 +1,20 @@
+# Without a GPU: the pinned header where there is one (PINNED_HEADER, else ADAEXPLORE_PINNED_DIR),
+# else the defaults. The GPU is asked for once; the warning comes once (see -check.cmake).
+set(ADAEXPLORE_PINNED_DIR "${CMAKE_CURRENT_SOURCE_DIR}/pinned")
+set(args TEMPLATE kernel.cu.in BENCHMARK bench.cu PARAMS TILE 16 32 UNROLL 1 2)
+adaexplore_tune_kernel(plain ${args})
+adaexplore_tune_kernel(pinned_kernel ${args})
+adaexplore_tune_kernel(explicit_pin ${args} PINNED_HEADER pinned/pinned_kernel.hpp)
+adaexplore_tune_kernel(missing_pin ${args} PINNED_HEADER pinned/missing_pin.hpp)
+
+expect_equal("${ADAEXPLORE_plain_ORIGIN}" "DEFAULTS" "plain")
+expect_equal("${ADAEXPLORE_pinned_kernel_ORIGIN}" "PINNED" "pinned_kernel (from ADAEXPLORE_PINNED_DIR)")
+expect_equal("${ADAEXPLORE_explicit_pin_ORIGIN}" "PINNED" "explicit_pin (PINNED_HEADER)")
+expect_equal("${ADAEXPLORE_missing_pin_ORIGIN}" "DEFAULTS" "missing_pin (PINNED_HEADER not there yet)")
+expect_file_matches("${ADAEXPLORE_plain_HEADER}" "kTuned = false")
+expect_file_matches("${ADAEXPLORE_pinned_kernel_HEADER}" "A pinned header for the API cases")
+expect_file_matches("${ADAEXPLORE_explicit_pin_HEADER}" "A pinned header for the API cases")
+expect_file_matches("${ADAEXPLORE_missing_pin_HEADER}" "kTuned = false")
+expect_fake_tuner_calls(device 1)
+expect_fake_tuner_calls(tune 0)
+expect_fake_tuner_calls("defaults .* --reason No CUDA GPU at configure time: cudaGetDeviceCount: cudaErrorNoDevice \\(fake tuner\\) harness <.*>$" 2)

@@ -1,0 +1,7 @@
+// A pinned header for the API cases.
+#pragma once
+namespace adaexplore::pinned_kernel {
+inline constexpr bool kTuned = true;
+inline constexpr int TILE = 64;
+inline constexpr int UNROLL = 2;
+}

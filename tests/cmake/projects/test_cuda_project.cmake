@@ -1,0 +1,78 @@
+# cmake.project.cuda_*: configures and builds cuda_scale/, a CUDA library that adds AdaExplore as
+# a subdirectory, then reconfigures and rebuilds with nothing changed.
+#   cmake -DPROJECT_DIR=<cuda_scale> -DWORK_DIR=<dir> -DGENERATOR=<generator>
+#         -DADAEXPLORE_SOURCE_DIR=<repository> [-DGPU=ON -DTUNER=<adaexplore-tuner>] -P test_cuda_project.cmake
+# Without GPU (cuda_no_gpu): CUDA_VISIBLE_DEVICES is emptied, so the configure sees no GPU on any
+# machine; the tuner is built at configure time from the sources; the headers must be the
+# DEFAULTS and the pinned one, with one warning. With GPU=ON (cuda_gpu, skipped where the tuner
+# sees no GPU): both kernels are tuned for real.
+include("${CMAKE_CURRENT_LIST_DIR}/steps.cmake")
+find_program(nvcc NAMES nvcc HINTS "$ENV{CUDA_PATH}/bin" /usr/local/cuda/bin)
+if(NOT nvcc)
+  message(STATUS "ADAEXPLORE_TEST_SKIPPED: no CUDA compiler (nvcc on PATH or in /usr/local/cuda/bin)")
+  return()
+endif()
+if(GPU)
+  execute_process(COMMAND "${TUNER}" device RESULT_VARIABLE rc OUTPUT_VARIABLE device)
+  if(NOT rc EQUAL 0)
+    message(STATUS "ADAEXPLORE_TEST_SKIPPED: no GPU: ${device}")
+    return()
+  endif()
+  set(env "")
+  set(options -DEXPECT_TUNED=1 "-DADAEXPLORE_TUNER_EXECUTABLE=${TUNER}" -DCMAKE_CUDA_ARCHITECTURES=native)
+else()
+  set(env "${CMAKE_COMMAND}" -E env CUDA_VISIBLE_DEVICES=)
+  set(options -DEXPECT_TUNED=0)
+endif()
+
+set(build "${WORK_DIR}/build")
+clean_build_keeping_tuner("${build}")
+set(configure ${env} "${CMAKE_COMMAND}" -G "${GENERATOR}" -S "${PROJECT_DIR}" -B "${build}"
+              "-DADAEXPLORE_SOURCE_DIR=${ADAEXPLORE_SOURCE_DIR}" "-DCMAKE_CUDA_COMPILER=${nvcc}" ${options})
+set(headers "${build}/adaexplore/include/adaexplore/scale.hpp" "${build}/adaexplore/include/adaexplore/scale_pinned.hpp")
+list(GET headers 0 header)
+
+run_step(configure ${configure})
+if(GPU)
+  expect_match("${configure_OUTPUT}" "-- AdaExplore: CUDA GPU: " "configure")
+  expect_count("${configure_OUTPUT}" "-- AdaExplore: scale(_pinned)?: TUNED, header" 2 "configure")
+  expect_file_matches("${header}" "kTuned = true")
+  expect_file_matches("${header}" "// Winner: ")
+else()
+  expect_count("${configure_OUTPUT}" "CMake Warning" 1 "configure")
+  expect_count("${configure_OUTPUT}" "AdaExplore: no CUDA GPU at configure time \\(cudaGetDeviceCount: " 1 "configure")
+  expect_match("${configure_OUTPUT}" "-- AdaExplore: scale: NOT TUNED, using the DEFAULTS \\(kTuned = false\\)" "configure")
+  expect_match("${configure_OUTPUT}" "-- AdaExplore: scale_pinned: NOT TUNED here, using the pinned header [^ ]*/pinned/scale_pinned.hpp" "configure")
+  expect_file_matches("${header}" "NOT TUNED: +these are the defaults\\. No CUDA GPU at configure time")
+  expect_file_matches("${header}" "kTuned = false;\ninline constexpr int BLOCK = 128;\ninline constexpr int ITEMS = 2;")
+  file(READ "${PROJECT_DIR}/pinned/scale_pinned.hpp" pinned)
+  file(READ "${build}/adaexplore/include/adaexplore/scale_pinned.hpp" copied)
+  if(NOT copied STREQUAL pinned)
+    message(FATAL_ERROR "scale_pinned.hpp is not a copy of the pinned header:\n${copied}")
+  endif()
+endif()
+run_step(build "${CMAKE_COMMAND}" --build "${build}")  # scale.cu static_asserts the headers' values
+file(GLOB library "${build}/*scale.*")
+list(FILTER library INCLUDE REGEX "/(lib)?scale\\.(a|lib)$")
+if(NOT library)
+  message(FATAL_ERROR "the scale library was not built in ${build}")
+endif()
+
+# Nothing changed: no tuner rebuild, no header, spec or library rewritten.
+set(tuner_exe "${build}/_adaexplore/tuner/bin/adaexplore-tuner")
+set(files ${headers} "${build}/_adaexplore/kernels/scale/spec.json" ${library})
+if(NOT GPU)
+  list(APPEND files "${tuner_exe}")
+endif()
+mtimes(before ${files})
+wait_a_second()
+run_step(reconfigure ${configure})
+expect_count("${reconfigure_OUTPUT}" "building the tuner" 0 "reconfigure")
+if(GPU)
+  expect_count("${reconfigure_OUTPUT}" "evaluations already measured" 2 "reconfigure (tuning database)")
+else()
+  expect_count("${reconfigure_OUTPUT}" "AdaExplore: no CUDA GPU at configure time" 1 "reconfigure")
+endif()
+run_step(rebuild "${CMAKE_COMMAND}" --build "${build}")
+mtimes(after ${files})
+expect_unchanged("${before}" "${after}" "headers, spec, library or tuner")

@@ -1,0 +1,199 @@
+// The cuda backend's compile side with the real nvcc, no GPU needed: render + nvcc for sm_90 of a
+// real kernel and benchmark (harness.cuh), the ptxas report read into resources, ptxas's
+// resource rejections as resource_limit, syntax errors as compile_error. Skipped without nvcc.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "backends.hpp"
+#include "process.hpp"
+#include "render.hpp"
+
+namespace adaexplore {
+namespace {
+
+namespace fs = std::filesystem;
+
+// SHARED floats of static shared memory; MODE 1 is a syntax error; LOCAL > 0 adds a kernel with
+// a LOCAL-float array on its stack.
+const char* kTemplate = R"(#pragma once
+#if ${MODE} == 1
+this is not CUDA;
+#endif
+__global__ void fill_kernel(float* out, int n) {
+  __shared__ float buffer[${SHARED}];
+  for (int i = threadIdx.x; i < ${SHARED}; i += blockDim.x) buffer[i] = 0.5f * i;
+  __syncthreads();
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = buffer[i % ${SHARED}];
+}
+inline void launch_fill(float* out, int n, cudaStream_t s) { fill_kernel<<<(n + 255) / 256, 256, 0, s>>>(out, n); }
+#if ${LOCAL} > 0
+__global__ void scatter_kernel(float* out, int n, int k) {
+  float local[${LOCAL}];
+  for (int i = 0; i < n; ++i) local[(i * 7919) % ${LOCAL}] = i;
+  out[threadIdx.x] = local[k];
+}
+#endif
+)";
+
+const char* kBenchmark = R"(#include <adaexplore/harness.cuh>
+#include "fill.cuh"
+int main(int argc, char** argv) {
+  adaexplore::Benchmark bench(argc, argv);
+  const int n = 1 << 20;
+  auto out = bench.output<float>(n);
+  std::vector<float> ref(n);
+  for (int i = 0; i < n; ++i) ref[i] = 0.5f * (i % ADAEXPLORE_PARAM_SHARED);
+  return bench.run([&](cudaStream_t s) { launch_fill(out.get(), n, s); }, [&] { return bench.compare(out, ref); });
+}
+)";
+
+std::string nvcc_path() {
+  if (auto p = find_program("nvcc"); !p.empty()) return p.string();
+  return fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "";
+}
+
+class CudaBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nvcc_ = nvcc_path();
+    if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
+    dir_ = fs::temp_directory_path() /
+           ("adaexplore-cuda-backend-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "fill.cuh.in") << kTemplate;
+    std::ofstream(dir_ / "fill_bench.cu") << kBenchmark;
+  }
+  void TearDown() override {
+    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
+  }
+
+  nlohmann::json spec_json() const {
+    return {{"name", "fill"},
+            {"backend", "cuda"},
+            {"template", "fill.cuh.in"},
+            {"benchmark", "fill_bench.cu"},
+            {"parameters",
+             {{{"name", "SHARED"}, {"values", {256, 13000}}},
+              {{"name", "MODE"}, {"values", {0, 1}}},
+              {{"name", "LOCAL"}, {"values", {0, 163840}}}}},
+            {"compiler", {{"path", nvcc_}, {"arch", "sm_90"}}}};
+  }
+  Spec spec(const nlohmann::json& j) const { return parse_spec(j, dir_ / "spec.json"); }
+
+  // No GPU here: the backend targets the spec's arch with the limits of the guide's table.
+  Prepared prepare(int shared, int mode, int local = 0) {
+    const Spec s = spec(spec_json());
+    auto backend = make_cuda_backend(s, DeviceInfo{});
+    return backend->prepare(s.space.config_from_texts({{"SHARED", std::to_string(shared)},
+                                                       {"MODE", std::to_string(mode)},
+                                                       {"LOCAL", std::to_string(local)}}));
+  }
+
+  std::string nvcc_;
+  fs::path dir_;
+};
+
+TEST_F(CudaBackendTest, CompilesForSm90AndReadsResourcesFromPtxas) {
+  const Prepared p = prepare(256, 0);
+  ASSERT_FALSE(p.failure) << p.failure->message;
+  EXPECT_TRUE(fs::exists(p.executable));
+  ASSERT_EQ(p.resources.size(), 1u);
+  const KernelResources& k = p.resources.front();
+  EXPECT_NE(k.kernel.find("fill_kernel"), std::string::npos) << k.kernel;
+  EXPECT_EQ(k.shared_bytes, 256 * 4);
+  EXPECT_GT(k.registers, 0);
+  EXPECT_EQ(k.arch, "sm_90");
+  const std::string cmd = read_file(p.directory / "compile.cmd");
+  for (const char* flag :
+       {"-std=c++17 -O3 -arch=sm_90 -Xptxas -v -lineinfo", "-DADAEXPLORE_PARAM_SHARED=256",
+        "-DADAEXPLORE_PARAM_MODE=0", "fill_bench.cu -o "})
+    EXPECT_NE(cmd.find(flag), std::string::npos) << flag << " in " << cmd;
+  EXPECT_NE(read_file(p.directory / "fill.cuh").find("__shared__ float buffer[256];"),
+            std::string::npos);
+}
+
+TEST_F(CudaBackendTest, TooMuchStaticSharedMemoryIsResourceLimit) {
+  const Prepared p = prepare(13000, 0);  // 52000 bytes, over the 48 KiB of static shared memory
+  ASSERT_TRUE(p.failure);
+  EXPECT_EQ(p.failure->status, Status::resource_limit) << p.failure->message;
+  EXPECT_NE(p.failure->message.find("too much shared data"), std::string::npos)
+      << p.failure->message;
+  EXPECT_NE(p.failure->message.find("-arch=sm_90"), std::string::npos) << p.failure->message;
+  EXPECT_EQ(p.failure->extra["resource"], "shared_memory") << p.failure->extra.dump();
+  EXPECT_EQ(p.failure->extra["used"], 52000);
+  EXPECT_EQ(p.failure->extra["limit"], 48 * 1024);
+  EXPECT_FALSE(fs::exists(p.executable));
+}
+
+// ptxas accepts a 640 KiB stack frame; the static check refuses it (512 KiB per thread).
+TEST_F(CudaBackendTest, StackOverTheLimitIsResourceLimitFromTheStaticCheck) {
+  const Prepared p = prepare(256, 0, 163840);
+  ASSERT_TRUE(p.failure);
+  EXPECT_EQ(p.failure->status, Status::resource_limit) << p.failure->message;
+  EXPECT_EQ(p.failure->message.find("ptxas rejected"), std::string::npos) << p.failure->message;
+  EXPECT_NE(p.failure->message.find("(sm_90, static check)"), std::string::npos)
+      << p.failure->message;
+  EXPECT_EQ(p.failure->extra["resource"], "local_memory") << p.failure->extra.dump();
+  EXPECT_EQ(p.failure->extra["used"], 655360);
+  EXPECT_EQ(p.resources.size(), 2u);
+}
+
+TEST_F(CudaBackendTest, SyntaxErrorIsCompileErrorWithTheMessage) {
+  const Prepared p = prepare(256, 1);
+  ASSERT_TRUE(p.failure);
+  EXPECT_EQ(p.failure->status, Status::compile_error);
+  EXPECT_NE(p.failure->exit_code.value_or(0), 0);
+  const std::string first_line = p.failure->message.substr(0, p.failure->message.find('\n'));
+  EXPECT_NE(first_line.find("fill.cuh(3): error"), std::string::npos) << p.failure->message;
+  EXPECT_NE(p.failure->message.find("command: " + nvcc_), std::string::npos) << p.failure->message;
+}
+
+TEST_F(CudaBackendTest, DeviceNamesNvccAndArch) {
+  auto backend = make_cuda_backend(spec(spec_json()), DeviceInfo{});
+  const auto d = backend->device();
+  EXPECT_EQ(backend->name(), "cuda");
+  EXPECT_EQ(d["arch"], "sm_90");
+  EXPECT_NE(d["nvcc"].get<std::string>().find("release"), std::string::npos) << d.dump();
+}
+
+TEST_F(CudaBackendTest, ArchFromDigitsIsNormalised) {
+  nlohmann::json j = spec_json();
+  j["compiler"]["arch"] = "80";
+  EXPECT_EQ(make_cuda_backend(spec(j), DeviceInfo{})->device()["arch"], "sm_80");
+}
+
+TEST_F(CudaBackendTest, NoArchAndNoGpuIsAClearError) {
+  nlohmann::json j = spec_json();
+  j["compiler"].erase("arch");
+  DeviceInfo none;
+  none.reason = "cudaGetDeviceCount: cudaErrorInsufficientDriver";
+  try {
+    make_cuda_backend(spec(j), none);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no target architecture"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cudaErrorInsufficientDriver"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(CudaBackendTest, MissingCompilerIsAClearError) {
+  nlohmann::json j = spec_json();
+  j["compiler"]["path"] = "/opt/no-such-cuda/bin/nvcc";
+  try {
+    make_cuda_backend(spec(j), DeviceInfo{});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("compiler '/opt/no-such-cuda/bin/nvcc' not found"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace adaexplore

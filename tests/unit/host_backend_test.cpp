@@ -1,0 +1,254 @@
+// The host backend end to end with real programs: each test writes a template and a benchmark
+// (harness_host.hpp) into a temporary folder, and the backend renders, compiles with the host
+// compiler and runs them. MODE selects what the configuration does: a real compile error, a
+// real SIGSEGV, a wrong result, an endless loop, a protocol breach, or a correct kernel.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "backends.hpp"
+#include "commands.hpp"
+#include "program_backend.hpp"
+#include "render.hpp"
+
+namespace adaexplore {
+namespace {
+
+namespace fs = std::filesystem;
+
+enum Mode {
+  kOk = 0,
+  kCompileError,
+  kCrash,
+  kWrongResult,
+  kHang,
+  kExitWithoutRecord,
+  kMalformedRecord
+};
+
+const char* kTemplate = R"(// y = 2 x, or one of the failures MODE selects.
+#pragma once
+#include <cstddef>
+inline constexpr int kMode = ${MODE};
+inline void scale(float* y, const float* x, std::size_t n) {
+#if ${MODE} == 1
+  this line is not C++;
+#endif
+  if constexpr (kMode == 2) {
+    volatile int* volatile p = nullptr;
+    *p = 42;
+  }
+  if constexpr (kMode == 4)
+    for (volatile unsigned long spin = 0;; ++spin) {}
+  for (std::size_t i = 0; i < n; ++i) y[i] = (kMode == 3 && i == 7) ? 0.5f : 2.0f * x[i];
+}
+)";
+
+// The benchmark reads MODE through the injected macro for the protocol breaches.
+const char* kBenchmark = R"(#include <adaexplore/harness_host.hpp>
+#include <cstdio>
+#include "scale.hpp"
+int main(int argc, char** argv) {
+  adaexplore::HostBenchmark bench(argc, argv);
+#if ADAEXPLORE_PARAM_MODE == 5
+  std::fprintf(stderr, "scale_bench: cannot open the input file\n");
+  return 3;
+#elif ADAEXPLORE_PARAM_MODE == 6
+  if (FILE* f = std::fopen(bench.options().result_file.c_str(), "w")) { std::fputs("{half a record", f); std::fclose(f); }
+  return 0;
+#endif
+  const std::size_t n = 4096;
+  auto x = bench.input<float>(n);
+  auto y = bench.output<float>(n);
+  std::vector<float> ref(n);
+  for (std::size_t i = 0; i < n; ++i) ref[i] = 2.0f * x[i];
+  bench.bytes(2.0 * n * sizeof(float));
+  return bench.run([&] { scale(y.data(), x.data(), n); }, [&] { return bench.compare(y, ref); });
+}
+)";
+
+class HostBackendTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("adaexplore-host-backend-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    write(dir_ / "scale.hpp.in", kTemplate);
+    write(dir_ / "scale_bench.cpp", kBenchmark);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  static void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+  nlohmann::json spec_json() const {
+    return {{"name", "scale"},
+            {"backend", "host"},
+            {"template", "scale.hpp.in"},
+            {"benchmark", "scale_bench.cpp"},
+            {"parameters", {{{"name", "MODE"}, {"values", {0, 1, 2, 3, 4, 5, 6}}}}},
+            {"compiler", {{"flags", {"-O0"}}}},  // fast compiles; -O0 after the backend's -O2 wins
+            {"run",
+             {{"timeout_s", 1.5},
+              {"args", {"--adaexplore-measure-ms", "20", "--adaexplore-warmup-ms", "2"}}}}};
+  }
+  Spec spec(const nlohmann::json& j) const { return parse_spec(j, dir_ / "spec.json"); }
+
+  // Prepares and, when the compile succeeded, measures one MODE; keeps what prepare produced.
+  Outcome evaluate(Mode mode) {
+    const Spec s = spec(spec_json());
+    auto backend = make_host_backend(s);
+    prepared_ = backend->prepare(s.space.config_from_texts({{"MODE", std::to_string(mode)}}));
+    return prepared_.failure ? *prepared_.failure : backend->measure(prepared_);
+  }
+
+  fs::path dir_;
+  Prepared prepared_;
+};
+
+TEST_F(HostBackendTest, GoodRunIsTimedAndLeavesRenderedSourceAndLogs) {
+  const Outcome o = evaluate(kOk);
+  ASSERT_EQ(o.status, Status::ok) << o.message;
+  ASSERT_TRUE(o.objective && o.timing);
+  EXPECT_GT(*o.objective, 0);
+  EXPECT_EQ(*o.objective, o.timing->median_ms);
+  EXPECT_GE(o.timing->samples, 10);
+  EXPECT_LE(o.timing->min_ms, o.timing->median_ms);
+  EXPECT_EQ(o.extra["verification"]["mismatches"], 0);
+  EXPECT_TRUE(o.extra.contains("GB/s"));
+  EXPECT_TRUE(o.stage_ms.count("run"));
+  EXPECT_TRUE(prepared_.stage_ms.count("render") && prepared_.stage_ms.count("compile"));
+  // <work_dir>/evals/<hash>/: the rendered template under its name without .in, the logs, the
+  // record; the executable is gone once measured.
+  EXPECT_EQ(prepared_.directory.parent_path(), dir_ / "scale.work" / "evals");
+  EXPECT_NE(read_file(prepared_.directory / "scale.hpp").find("inline constexpr int kMode = 0;"),
+            std::string::npos);
+  const std::string cmd = read_file(prepared_.directory / "compile.cmd");
+  EXPECT_NE(cmd.find("-std=c++17 -O2 -O0"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("-DADAEXPLORE_PARAM_MODE=0"), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("-I" + prepared_.directory.string()), std::string::npos) << cmd;
+  EXPECT_TRUE(fs::exists(prepared_.directory / "result.json"));
+  EXPECT_FALSE(fs::exists(prepared_.executable));
+}
+
+TEST_F(HostBackendTest, CompileErrorKeepsCompilerMessageAndCommand) {
+  const Outcome o = evaluate(kCompileError);
+  EXPECT_EQ(o.status, Status::compile_error);
+  EXPECT_EQ(o.exit_code, 1);
+  const std::string first_line = o.message.substr(0, o.message.find('\n'));
+  EXPECT_NE(first_line.find("scale.hpp:7"), std::string::npos) << o.message;
+  EXPECT_NE(first_line.find("error"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("command: c++ -std=c++17"), std::string::npos) << o.message;
+  EXPECT_NE(o.message.find("ended: exit code 1"), std::string::npos) << o.message;
+  EXPECT_NE(read_file(prepared_.directory / "compile.err").find("this line is not C++"),
+            std::string::npos);
+}
+
+TEST_F(HostBackendTest, SegfaultIsCrashNamingTheSignal) {
+  const Outcome o = evaluate(kCrash);
+  EXPECT_EQ(o.status, Status::crash);
+  EXPECT_EQ(o.signal, SIGSEGV);
+  EXPECT_FALSE(o.exit_code);
+  EXPECT_EQ(o.message.rfind("the benchmark was killed by SIGSEGV", 0), 0u) << o.message;
+  EXPECT_NE(o.message.find("--adaexplore-result"), std::string::npos) << o.message;
+  EXPECT_FALSE(fs::exists(prepared_.executable));
+}
+
+TEST_F(HostBackendTest, WrongResultComesFromTheRecordWithItsVerification) {
+  const Outcome o = evaluate(kWrongResult);
+  EXPECT_EQ(o.status, Status::wrong_result);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_FALSE(o.objective);
+  EXPECT_NE(o.message.find("1 of 4096 values differ from the reference; first at index 7"),
+            std::string::npos)
+      << o.message;
+  EXPECT_EQ(o.extra["verification"]["mismatches"], 1);
+}
+
+TEST_F(HostBackendTest, EndlessLoopIsKilledAtTheRunTimeLimit) {
+  const Outcome o = evaluate(kHang);
+  EXPECT_EQ(o.status, Status::timeout);
+  EXPECT_NE(o.message.find("run time limit of 1.5 s"), std::string::npos) << o.message;
+  EXPECT_GE(o.stage_ms.at("run"), 1500);
+  EXPECT_LT(o.stage_ms.at("run"), 10000);
+}
+
+TEST_F(HostBackendTest, ExitWithoutRecordIsCrashWithExitCodeAndStderr) {
+  const Outcome o = evaluate(kExitWithoutRecord);
+  EXPECT_EQ(o.status, Status::crash);
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_NE(
+      o.message.find(
+          "exit code 3 without writing its result record: scale_bench: cannot open the input file"),
+      std::string::npos)
+      << o.message;
+}
+
+TEST_F(HostBackendTest, MalformedRecordIsCrashBlamingTheProtocol) {
+  const Outcome o = evaluate(kMalformedRecord);
+  EXPECT_EQ(o.status, Status::crash);
+  EXPECT_EQ(o.message.rfind("the benchmark broke the protocol: its result record", 0), 0u)
+      << o.message;
+  EXPECT_NE(o.message.find("is not valid JSON"), std::string::npos) << o.message;
+}
+
+TEST_F(HostBackendTest, MissingCompilerIsAClearError) {
+  nlohmann::json j = spec_json();
+  j["compiler"]["path"] = (dir_ / "no-such-compiler").string();
+  try {
+    make_host_backend(spec(j));
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("compiler '" + (dir_ / "no-such-compiler").string() +
+                                         "' not found"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("compiler.path"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(HostBackendTest, DeviceNamesCpuAndCompiler) {
+  auto backend = make_host_backend(spec(spec_json()));
+  const auto d = backend->device();
+  EXPECT_FALSE(d.value("name", std::string()).empty());
+  EXPECT_FALSE(d.value("compiler", std::string()).empty());
+  EXPECT_EQ(backend->name(), "host");
+  EXPECT_GE(backend->parallelism(), 1u);
+}
+
+// `adaexplore-tuner tune` in process: baseline (ok), three failures, header with the winner.
+TEST_F(HostBackendTest, TuneCommandWritesResultsAndHeader) {
+  nlohmann::json j = spec_json();
+  j["parameters"][0]["values"] = {0, 1, 2, 3};
+  j["defaults"] = {{"MODE", 0}};
+  j["budget"] = {{"evaluations", 4}};
+  j["strategy"] = "random";
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  CLI::App app;
+  register_commands(app);
+  std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string(), "--quiet"};
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  app.parse(args);
+  ASSERT_EQ(run_selected_command(app), kExitOk);
+  const std::string header = read_file(dir_ / "scale.work" / "scale.hpp");
+  EXPECT_NE(header.find("inline constexpr int MODE = 0;"), std::string::npos) << header;
+  std::ifstream results(dir_ / "scale.work" / "results.jsonl");
+  std::string line, statuses;
+  std::getline(results, line);  // the header line
+  while (std::getline(results, line))
+    statuses += nlohmann::json::parse(line)["status"].get<std::string>() + " ";
+  EXPECT_NE(statuses.find("ok"), std::string::npos) << statuses;
+  EXPECT_NE(statuses.find("compile_error"), std::string::npos) << statuses;
+  EXPECT_NE(statuses.find("crash"), std::string::npos) << statuses;
+  EXPECT_NE(statuses.find("wrong_result"), std::string::npos) << statuses;
+}
+
+}  // namespace
+}  // namespace adaexplore

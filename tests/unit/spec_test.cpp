@@ -1,0 +1,241 @@
+#include "spec.hpp"
+
+#include <chrono>
+#include <fstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace adaexplore {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json good_spec() {
+  return json::parse(R"({
+    "name": "gemm",
+    "backend": "cuda",
+    "template": "kernels/gemm.cu.in",
+    "benchmark": "/abs/gemm_bench.cu",
+    "parameters": [
+      {"name": "TILE", "values": [16, 32, 64]},
+      {"name": "UNROLL", "range": {"from": 1, "to": 7, "step": 2}},
+      {"name": "LAYOUT", "values": ["row", "col"]}
+    ],
+    "constraints": ["TILE * UNROLL <= 128", "LAYOUT == 'row' or UNROLL == 1"],
+    "defaults": {"TILE": 32, "UNROLL": 3, "LAYOUT": "row"},
+    "budget": {"evaluations": 40, "seconds": 12.5},
+    "strategy": "random",
+    "seed": 7,
+    "compiler": {"flags": ["-O3"], "include_dirs": ["inc"], "timeout_s": 60},
+    "run": {"timeout_s": 5, "args": ["--n", "1024"]}
+  })");
+}
+
+const fs::path kFile = "/specs/gemm.json";
+
+// The SpecError message for `j`, or "(no error)".
+std::string error_of(const json& j, const fs::path& file = kFile) {
+  try {
+    parse_spec(j, file);
+  } catch (const SpecError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
+
+TEST(Spec, GoodSpecIsReadCompletely) {
+  const Spec s = parse_spec(good_spec(), kFile);
+  EXPECT_EQ(s.name, "gemm");
+  EXPECT_EQ(s.name_space, "adaexplore::gemm");
+  EXPECT_EQ(s.backend, "cuda");
+  EXPECT_EQ(s.template_path, fs::path("/specs/kernels/gemm.cu.in"));
+  EXPECT_EQ(s.benchmark_path, fs::path("/abs/gemm_bench.cu"));
+  ASSERT_EQ(s.space.dimension(), 3u);
+  const auto& unroll = s.space.parameters()[1].values;
+  ASSERT_EQ(unroll.size(), 4u);  // 1 3 5 7: inclusive range with step
+  EXPECT_EQ(unroll.front().text, "1");
+  EXPECT_EQ(unroll.back().text, "7");
+  EXPECT_FALSE(s.space.parameters()[2].values[0].numeric);
+  EXPECT_EQ(s.space.constraints().size(), 2u);
+  EXPECT_TRUE(s.defaults_given);
+  EXPECT_EQ(s.space.label(s.defaults), "TILE=32,UNROLL=3,LAYOUT=row");
+  EXPECT_EQ(s.budget_evaluations, 40u);
+  EXPECT_DOUBLE_EQ(s.budget_seconds, 12.5);
+  EXPECT_EQ(s.strategy, "random");
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_EQ(s.compiler.path, "nvcc");
+  EXPECT_EQ(s.compiler.flags, std::vector<std::string>{"-O3"});
+  EXPECT_EQ(s.compiler.include_dirs, std::vector<std::string>{"/specs/inc"});
+  EXPECT_DOUBLE_EQ(s.compiler.timeout_s, 60);
+  EXPECT_DOUBLE_EQ(s.run_timeout_s, 5);
+  EXPECT_EQ(s.run_args, (std::vector<std::string>{"--n", "1024"}));
+  EXPECT_EQ(s.work_dir, fs::path("/specs/gemm.work"));
+}
+
+TEST(Spec, WithoutDefaultsTheFirstValidConfigurationIsTheBaseline) {
+  json j = good_spec();
+  j.erase("defaults");
+  j["constraints"] = {"TILE >= 32"};
+  const Spec s = parse_spec(j, kFile);
+  EXPECT_FALSE(s.defaults_given);
+  EXPECT_EQ(s.space.label(s.defaults), "TILE=32,UNROLL=1,LAYOUT=row");
+  EXPECT_EQ(s.budget_evaluations, 40u);
+}
+
+TEST(Spec, WithoutDefaultsALargeSpaceIsNotStored) {
+  // 60^4 = 13 million configurations, nearly all valid: the baseline is found by walking the
+  // space, not by enumerating it into memory (load_spec runs at every CMake configure).
+  json j = good_spec();
+  j.erase("defaults");
+  j["constraints"] = {"A + B >= 2"};
+  j["parameters"] = json::array();
+  for (const char* name : {"A", "B", "C", "D"})
+    j["parameters"].push_back({{"name", name}, {"range", {{"from", 0}, {"to", 59}}}});
+  const auto start = std::chrono::steady_clock::now();
+  const Spec s = parse_spec(j, kFile);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_EQ(s.space.label(s.defaults), "A=0,B=2,C=0,D=0");
+}
+
+TEST(Spec, OptionalKeysHaveDefaults) {
+  json j = good_spec();
+  for (const char* k : {"defaults", "budget", "strategy", "seed", "compiler", "run", "constraints"}) j.erase(k);
+  j["backend"] = "host";
+  const Spec s = parse_spec(j, kFile);
+  EXPECT_EQ(s.budget_evaluations, 100u);
+  EXPECT_EQ(s.budget_seconds, 0);
+  EXPECT_EQ(s.strategy, "ga");
+  EXPECT_EQ(s.seed, 1u);
+  EXPECT_EQ(s.compiler.path, "c++");
+  EXPECT_EQ(s.space.label(s.defaults), "TILE=16,UNROLL=1,LAYOUT=row");
+}
+
+TEST(Spec, LoadSpecReadsAFileAndResolvesPathsNextToIt) {
+  const fs::path dir = fs::temp_directory_path() / ("adaexplore-spec-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "gemm.json") << good_spec().dump(2);
+  const Spec s = load_spec(dir / "gemm.json");
+  EXPECT_EQ(s.template_path, dir / "kernels/gemm.cu.in");
+  EXPECT_EQ(s.file, dir / "gemm.json");
+  fs::remove_all(dir);
+}
+
+TEST(Spec, NotJsonNamesTheFile) {
+  const fs::path file = fs::temp_directory_path() / ("adaexplore-notjson-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(file) << "{\"name\": \"gemm\",";
+  try {
+    load_spec(file);
+    FAIL() << "expected SpecError";
+  } catch (const SpecError& e) {
+    EXPECT_CONTAINS(e.what(), file.string() + ": not valid JSON");
+  }
+  fs::remove(file);
+  EXPECT_THROW(load_spec(file), SpecError);  // missing file
+}
+
+TEST(Spec, UnknownKeyIsNamed) {
+  json j = good_spec();
+  j["budjet"] = 3;
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: budjet: unknown key");
+}
+
+TEST(Spec, UnknownKeyInsideASectionIsNamed) {
+  json j = good_spec();
+  j["compiler"]["flgs"] = json::array({"-O2"});
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: compiler.flgs: unknown key");
+  j = good_spec();
+  j["budget"]["evaluation"] = 3;
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: budget.evaluation: unknown key");
+}
+
+TEST(Spec, MissingTemplateIsNamed) {
+  json j = good_spec();
+  j.erase("template");
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: template: required");
+}
+
+TEST(Spec, EmptyValuesNameTheParameter) {
+  json j = good_spec();
+  j["parameters"][0]["values"] = json::array();
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: parameters[0] (TILE): \"values\" must be a non-empty array");
+}
+
+TEST(Spec, BadRangesNameTheParameter) {
+  for (const char* range : {R"({"from": 8, "to": 1})", R"({"from": 1, "to": 8, "step": 0})",
+                            R"({"from": 1, "to": 8, "step": -1})", R"({"from": 1.5, "to": 8})", R"({"to": 8})",
+                            R"({"from": 1, "to": 8, "step": "2"})", R"({"from": 1, "to": 8, "step": 1.5})"}) {
+    json j = good_spec();
+    j["parameters"][1]["range"] = json::parse(range);
+    EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: parameters[1] (UNROLL): \"range\"");
+  }
+}
+
+TEST(Spec, DuplicateParameterIsAnError) {
+  json j = good_spec();
+  j["parameters"][2]["name"] = "TILE";
+  EXPECT_CONTAINS(error_of(j), "parameter TILE is declared twice");
+}
+
+TEST(Spec, UnknownNameInAConstraintIsNamed) {
+  json j = good_spec();
+  j["constraints"] = {"TILE * BLOCK <= 1024"};
+  const std::string e = error_of(j);
+  EXPECT_CONTAINS(e, "/specs/gemm.json: ");
+  EXPECT_CONTAINS(e, "unknown parameter 'BLOCK'");
+  EXPECT_CONTAINS(e, "TILE * BLOCK <= 1024");
+}
+
+TEST(Spec, DefaultsViolatingAConstraintAreNamed) {
+  json j = good_spec();
+  j["defaults"] = {{"TILE", 64}, {"UNROLL", 3}, {"LAYOUT", "row"}};
+  const std::string e = error_of(j);
+  EXPECT_CONTAINS(e, "/specs/gemm.json: defaults: the defaults TILE=64,UNROLL=3,LAYOUT=row violate the constraint");
+  EXPECT_CONTAINS(e, "TILE * UNROLL <= 128");
+}
+
+TEST(Spec, DefaultsNamingAnUnknownParameterAreNamed) {
+  json j = good_spec();
+  j["defaults"]["BLOCK"] = 4;
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: defaults: unknown parameter BLOCK");
+}
+
+TEST(Spec, DefaultsWithAValueNotListedAreNamed) {
+  json j = good_spec();
+  j["defaults"]["TILE"] = 48;
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: defaults: value 48 is not among the values of TILE");
+}
+
+TEST(Spec, NoValidConfigurationIsAnError) {
+  json j = good_spec();
+  j.erase("defaults");
+  j["constraints"] = {"TILE > 1000"};
+  EXPECT_CONTAINS(error_of(j), "no configuration satisfies every constraint");
+}
+
+TEST(Spec, WrongTypesAreSpecErrorsNamingTheKey) {
+  const std::pair<const char*, json> cases[] = {
+      {"namespace", 3},          {"strategy", 1},          {"seed", -1},          {"jobs", "four"},
+      {"compiler", "nvcc"},      {"run", json::array()},   {"budget", 10},        {"work_dir", false},
+      {"strategy_options", 2},   {"backend", "opencl"},    {"name", "1gemm"},     {"parameters", json::array()},
+  };
+  for (const auto& [key, value] : cases) {
+    json j = good_spec();
+    j[key] = value;
+    EXPECT_CONTAINS(error_of(j), std::string("/specs/gemm.json: ") + key);
+  }
+  json j = good_spec();
+  j["compiler"]["timeout_s"] = "long";
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: compiler.timeout_s");
+  j = good_spec();
+  j["run"]["args"] = {1, 2};
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: run.args");
+}
+
+}  // namespace
+}  // namespace adaexplore

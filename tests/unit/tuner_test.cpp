@@ -1,0 +1,382 @@
+#include "tuner.hpp"
+
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+namespace adaexplore {
+namespace {
+
+namespace fs = std::filesystem;
+
+Parameter range(const std::string& name, int n) {
+  Parameter p{name, {}};
+  for (int i = 0; i < n; ++i) p.values.push_back(Value::from_number(i));
+  return p;
+}
+
+// 10 x 10 configurations, 85 of them valid.
+Space space() { return Space({range("X", 10), range("Y", 10)}, {"X + Y <= 14"}); }
+
+// A deterministic objective, minimal (1 ms) at X=7, Y=3; X == 0 does not compile, with a message
+// that differs per configuration.
+class FakeBackend : public Backend {
+ public:
+  explicit FakeBackend(std::size_t parallelism = 1, std::chrono::milliseconds prepare_time = {})
+      : parallelism_(parallelism), prepare_time_(prepare_time) {}
+
+  std::string name() const override { return "fake"; }
+  nlohmann::json device() const override { return {{"name", "fake device"}}; }
+  std::size_t parallelism() const override { return parallelism_; }
+
+  Prepared prepare(const Config& c) override {
+    if (prepare_time_.count()) std::this_thread::sleep_for(prepare_time_);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      prepared_.push_back(c);
+    }
+    Prepared p;
+    p.config = c;
+    p.stage_ms["compile"] = 2.0;
+    if (c[0] == 0) {
+      Outcome o;
+      o.status = Status::compile_error;
+      o.message = "k.cu(" + std::to_string(10 + c[1]) + "): error: tile of width " + std::to_string(c[1]) +
+                  " is too small\nsecond line";
+      p.failure = o;
+    }
+    return p;
+  }
+
+  Outcome measure(Prepared& p) override {
+    measured_.push_back(p.config);
+    return outcome_for(p.config);
+  }
+
+  static double objective(const Config& c) { return 1.0 + (c[0] - 7.0) * (c[0] - 7.0) + (c[1] - 3.0) * (c[1] - 3.0); }
+  static Outcome outcome_for(const Config& c) {
+    Outcome o;
+    o.status = Status::ok;
+    o.objective = objective(c);
+    return o;
+  }
+
+  std::vector<Config> prepared() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return prepared_;
+  }
+  const std::vector<Config>& measured() const { return measured_; }
+
+ private:
+  std::size_t parallelism_;
+  std::chrono::milliseconds prepare_time_;
+  mutable std::mutex mutex_;
+  std::vector<Config> prepared_;
+  std::vector<Config> measured_;
+};
+
+// Every configuration fails in prepare with the status and message a function gives.
+class FailingBackend : public FakeBackend {
+ public:
+  explicit FailingBackend(std::function<Outcome(const Config&)> fail) : fail_(std::move(fail)) {}
+  Prepared prepare(const Config& c) override {
+    ++count;
+    Prepared p;
+    p.config = c;
+    p.failure = fail_(c);
+    return p;
+  }
+  int count = 0;
+
+ private:
+  std::function<Outcome(const Config&)> fail_;
+};
+
+std::unique_ptr<Strategy> random_strategy(const Space& s, std::uint64_t seed = 1) {
+  StrategyOptions o;
+  o.seed = seed;
+  return make_strategy("random", s, o);
+}
+
+TuneOptions options(std::size_t budget) {
+  TuneOptions o;
+  o.kernel = "fake";
+  o.budget = budget;
+  return o;
+}
+
+const Config kBaseline = {2, 2};
+
+std::size_t unique_count(const std::vector<Config>& v) { return std::set<Config>(v.begin(), v.end()).size(); }
+
+TEST(Tuner, BaselineFirstBudgetExactNoRepeats) {
+  const Space s = space();
+  FakeBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(30), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 30u);
+  EXPECT_EQ(r.new_evaluations, 30u);
+  EXPECT_EQ(r.stop_reason, "budget");
+  ASSERT_FALSE(backend.prepared().empty());
+  EXPECT_EQ(backend.prepared().front(), kBaseline);
+  EXPECT_EQ(r.outcomes.front().config, kBaseline);
+  ASSERT_TRUE(r.baseline);
+  EXPECT_EQ(r.baseline->config, kBaseline);
+  EXPECT_EQ(r.baseline->objective, FakeBackend::objective(kBaseline));
+  EXPECT_EQ(backend.prepared().size(), 30u);
+  EXPECT_EQ(unique_count(backend.prepared()), 30u);
+  for (const auto& o : r.outcomes) {
+    EXPECT_TRUE(s.satisfies(o.config));
+    EXPECT_EQ(o.label, s.label(o.config));
+    EXPECT_EQ(o.stage_ms.at("compile"), 2.0);  // the prepare stage is kept
+    if (o.config[0] == 0) {
+      EXPECT_EQ(o.status, Status::compile_error);
+      EXPECT_FALSE(o.objective);
+    } else {
+      EXPECT_EQ(o.objective, FakeBackend::objective(o.config));
+    }
+  }
+  std::size_t failures = 0;
+  for (const auto& o : r.outcomes) failures += o.status == Status::compile_error;
+  EXPECT_EQ(r.counts.at("ok"), 30 - failures);
+  EXPECT_EQ(backend.measured().size(), 30 - failures);  // failures decided in prepare are not measured
+}
+
+TEST(Tuner, BestIsTheLowestObjective) {
+  const Space s = space();
+  FakeBackend backend;
+  auto strategy = random_strategy(s, 4);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(40), nullptr);
+  ASSERT_TRUE(r.best);
+  for (const auto& o : r.outcomes)
+    if (o.objective) EXPECT_LE(*r.best->objective, *o.objective);
+  EXPECT_EQ(r.best->objective, FakeBackend::objective(r.best->config));
+}
+
+TEST(Tuner, ExhaustsASmallSpaceAndFindsTheOptimum) {
+  const Space s = space();
+  FakeBackend backend(3);
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(1000), nullptr);
+  EXPECT_EQ(r.stop_reason, "space exhausted");
+  EXPECT_EQ(r.outcomes.size(), s.enumerate_valid().size());
+  EXPECT_EQ(unique_count(backend.prepared()), backend.prepared().size());
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->config, (Config{7, 3}));
+}
+
+TEST(Tuner, PreviousOutcomesCountTowardTheBudgetAndAreNotEvaluatedAgain) {
+  const Space s = space();
+  std::vector<Outcome> previous;
+  for (const Config& c : {Config{1, 1}, Config{2, 2}, Config{5, 5}, Config{7, 3}}) {
+    Outcome o = FakeBackend::outcome_for(c);
+    o.config = c;
+    o.label = s.label(c);
+    previous.push_back(o);
+  }
+  FakeBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(12), nullptr, previous);
+  EXPECT_EQ(r.outcomes.size(), 12u);
+  EXPECT_EQ(r.new_evaluations, 8u);
+  EXPECT_EQ(backend.prepared().size(), 8u);
+  for (const auto& c : backend.prepared())
+    for (const auto& p : previous) EXPECT_NE(c, p.config) << "evaluated again: " << s.label(c);
+  for (std::size_t i = 0; i < previous.size(); ++i) EXPECT_EQ(r.outcomes[i].config, previous[i].config);
+  ASSERT_TRUE(r.baseline);  // found among the previous outcomes
+  EXPECT_EQ(r.baseline->config, kBaseline);
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->config, (Config{7, 3}));  // a previous outcome can win
+}
+
+TEST(Tuner, BudgetSpentByPreviousOutcomesEvaluatesNothing) {
+  const Space s = space();
+  std::vector<Outcome> previous;
+  for (const Config& c : {Config{1, 1}, Config{5, 5}}) {
+    Outcome o = FakeBackend::outcome_for(c);
+    o.config = c;
+    previous.push_back(o);
+  }
+  FakeBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(2), nullptr, previous);
+  EXPECT_EQ(r.new_evaluations, 0u);
+  EXPECT_TRUE(backend.prepared().empty());
+  EXPECT_EQ(r.stop_reason, "budget");
+  EXPECT_FALSE(r.baseline);
+}
+
+// Proposes a fixed list, whatever it contains (repeats, the baseline, invalid configurations).
+class ListStrategy : public Strategy {
+ public:
+  explicit ListStrategy(std::vector<Config> list) : list_(std::move(list)) {}
+  std::vector<Config> propose(std::size_t count) override {
+    std::vector<Config> out;
+    while (out.size() < count && next_ < list_.size()) out.push_back(list_[next_++]);
+    return out;
+  }
+  void observe(const Outcome& o) override { observed.push_back(o.config); }
+  std::vector<Config> observed;
+
+ private:
+  std::vector<Config> list_;
+  std::size_t next_ = 0;
+};
+
+TEST(Tuner, NoConfigurationIsEvaluatedTwiceEvenWhenTheStrategyRepeatsItself) {
+  const Space s = space();
+  FakeBackend backend;
+  ListStrategy strategy({{3, 3}, {3, 3}, {2, 2}, {9, 9}, {4, 4}, {3, 3}, {4, 4}, {5, 5}});
+  TuneOptions o = options(100);
+  o.batch = 4;
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, o, nullptr);
+  const std::vector<Config> expected = {{2, 2}, {3, 3}, {4, 4}, {5, 5}};
+  EXPECT_EQ(backend.prepared(), expected);
+  EXPECT_EQ(strategy.observed, expected);
+  EXPECT_EQ(r.outcomes.size(), 4u);
+}
+
+TEST(Tuner, SetupErrorWhenEveryConfigurationFailsTheSameWay) {
+  const Space s = space();
+  FailingBackend backend([](const Config& c) {
+    Outcome o;
+    o.status = Status::compile_error;
+    o.message = "nvcc fatal: Unsupported gpu architecture 'compute_99' (configuration " + std::to_string(c[0]) +
+                std::to_string(c[1]) + ")\nmore";
+    return o;
+  });
+  auto strategy = random_strategy(s);
+  TuneOptions o = options(50);
+  try {
+    run_tuning(s, kBaseline, backend, *strategy, o, nullptr);
+    FAIL() << "expected SetupError";
+  } catch (const SetupError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("compile_error"), std::string::npos) << what;
+    EXPECT_NE(what.find("Unsupported gpu architecture"), std::string::npos) << what;
+    EXPECT_NE(what.find("X=2,Y=2"), std::string::npos) << what;  // the first configuration: the baseline
+  }
+  // Stopped at the window (one more may have been prepared ahead of measurement).
+  EXPECT_GE(backend.count, static_cast<int>(o.setup_failure_window));
+  EXPECT_LE(backend.count, static_cast<int>(o.setup_failure_window) + 1);
+}
+
+TEST(Tuner, NoSetupErrorWhenFailuresDiffer) {
+  const Space s = space();
+  FailingBackend backend([](const Config& c) {
+    Outcome o;
+    o.status = (c[0] + c[1]) % 2 ? Status::crash : Status::compile_error;
+    o.message = o.status == Status::crash ? "illegal memory access" : "error: too many registers";
+    return o;
+  });
+  auto strategy = random_strategy(s);
+  TuneReport r;
+  EXPECT_NO_THROW(r = run_tuning(s, kBaseline, backend, *strategy, options(20), nullptr));
+  EXPECT_EQ(r.outcomes.size(), 20u);
+  EXPECT_FALSE(r.best);
+  EXPECT_EQ(r.counts.at("crash") + r.counts.at("compile_error"), 20u);
+}
+
+TEST(Tuner, NoSetupErrorOnceAConfigurationSucceeded) {
+  const Space s = space();
+  // X == 0 fails, with messages equal apart from digits; {5, 5} succeeds.
+  FakeBackend backend;
+  ListStrategy strategy({{0, 2}, {5, 5}, {0, 3}, {0, 4}, {0, 5}});
+  TuneOptions o = options(10);
+  o.setup_failure_window = 3;
+  TuneReport r;
+  EXPECT_NO_THROW(r = run_tuning(s, {0, 1}, backend, strategy, o, nullptr));
+  EXPECT_EQ(r.outcomes.size(), 6u);
+  EXPECT_EQ(r.stop_reason, "space exhausted");
+  // Without the success, the same failures are a SetupError.
+  FakeBackend backend2;
+  ListStrategy failing({{0, 2}, {0, 3}, {0, 4}, {0, 5}});
+  EXPECT_THROW(run_tuning(s, {0, 1}, backend2, failing, o, nullptr), SetupError);
+}
+
+TEST(Tuner, TimeLimitIsRespected) {
+  const Space s = space();
+  FakeBackend backend(1, std::chrono::milliseconds(40));
+  auto strategy = random_strategy(s);
+  TuneOptions o = options(1000);
+  o.time_limit_s = 0.3;
+  o.batch = 16;
+  const auto start = std::chrono::steady_clock::now();
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, o, nullptr);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.stop_reason, "time limit");
+  EXPECT_GE(r.outcomes.size(), 2u);
+  EXPECT_LT(r.outcomes.size(), 12u);
+  // At most the compile in flight when the limit passed finishes after it.
+  EXPECT_LT(wall, 0.3 + 0.15) << backend.prepared().size() << " prepared, " << r.outcomes.size() << " measured";
+}
+
+TEST(Tuner, ProgressLinesArePrinted) {
+  const Space s = space();
+  FakeBackend backend;
+  auto strategy = random_strategy(s);
+  std::ostringstream progress;
+  TuneOptions o = options(17);
+  o.batch = 8;
+  o.kernel = "gemm";
+  o.progress = &progress;
+  run_tuning(s, kBaseline, backend, *strategy, o, nullptr);
+  std::istringstream in(progress.str());
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 2u) << progress.str();  // one per batch after the baseline: 1 + 8 + 8
+  EXPECT_EQ(lines[0].rfind("[adaexplore] gemm: 9/17 evaluations, best ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind("[adaexplore] gemm: 17/17 evaluations, best ", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find(" ms"), std::string::npos) << lines[1];
+}
+
+TEST(Tuner, NewOutcomesAreAppendedToTheResultsFile) {
+  const Space s = space();
+  const fs::path path = fs::temp_directory_path() / ("adaexplore-tuner-" + std::to_string(::getpid()) + ".jsonl");
+  fs::remove(path);
+  std::vector<Outcome> previous(1, FakeBackend::outcome_for({1, 1}));
+  previous[0].config = {1, 1};
+  {
+    ResultsHeader h;
+    h.kernel = "fake";
+    ResultsWriter writer(path, h, s, previous.size());
+    FakeBackend backend;
+    auto strategy = random_strategy(s);
+    run_tuning(s, kBaseline, backend, *strategy, options(6), &writer, previous);
+  }
+  const ResultsFile f = read_results(path, s);
+  ASSERT_EQ(f.outcomes.size(), 5u);  // the previous outcome was not written again
+  EXPECT_EQ(f.outcomes[0].config, kBaseline);
+  fs::remove(path);
+}
+
+TEST(BestOf, LowestSuccessfulObjectiveFirstOnTies) {
+  const Space s = space();
+  auto make = [](Config c, Status st, std::optional<double> ms) {
+    Outcome o;
+    o.config = c;
+    o.status = st;
+    o.objective = ms;
+    return o;
+  };
+  EXPECT_FALSE(best_of({}));
+  EXPECT_FALSE(best_of({make({0, 0}, Status::crash, std::nullopt)}));
+  const std::vector<Outcome> all = {make({1, 0}, Status::ok, 3.0), make({2, 0}, Status::wrong_result, 0.5),
+                                    make({3, 0}, Status::slow, 2.0), make({4, 0}, Status::ok, 2.0),
+                                    make({5, 0}, Status::ok, std::nullopt)};
+  ASSERT_TRUE(best_of(all));
+  EXPECT_EQ(best_of(all)->config, (Config{3, 0}));
+  const auto counts = count_statuses(all);
+  EXPECT_EQ(counts.at("ok"), 3u);
+  EXPECT_EQ(counts.at("slow"), 1u);
+  EXPECT_EQ(counts.at("wrong_result"), 1u);
+}
+
+}  // namespace
+}  // namespace adaexplore

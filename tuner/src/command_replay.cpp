@@ -1,0 +1,253 @@
+// `replay`: run a strategy against a recorded search space (a Kernel Tuner cache file) and report
+// how close it came to the recorded optimum. The search-quality benchmark (bench/search_quality.py)
+// is built on it; its option spellings and output lines are an interface: keep them.
+//
+// stdout: one JSON line per seed, {"seed", "strategy", "budget", "evaluated", "stop_reason",
+// "best_ms", "optimum_ms", "ratio", "counts"}, then, as the LAST line,
+//   best_ms=<best found> optimum_ms=<optimum of the file> ratio=<optimum/best>
+// (with --repeat R > 1: best_ms and ratio are means over the seeds, and " seeds=R" follows; a run
+// that found no success has best_ms null/"none" and ratio 0, and makes the mean best_ms "none").
+// --json OUT: the run object of the JSON line plus the file, constraints and an "evaluations" array
+// (every evaluation in order: "config", "status", "objective" in ms or null, "message" for
+// failures); with R > 1, {"runs": [one such object per seed]}.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "replay_backend.hpp"
+#include "strategy.hpp"
+#include "tuner.hpp"
+
+namespace adaexplore {
+namespace {
+
+using nlohmann::json;
+
+struct ReplayArgs {
+  std::string cache, spec, json_out, strategy, strategy_options = "{}";
+  std::vector<std::string> constraints;
+  std::size_t budget = 0, repeat = 1;
+  std::uint64_t seed = 1;
+  json options = json::object();  // --strategy-options, parsed
+};
+
+json parse_strategy_options(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument("--strategy-options " + text + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object())
+    throw std::invalid_argument("--strategy-options " + text + ": must be a JSON object");
+  return j;
+}
+
+// --spec: {"constraints": [...]} or a T1 space definition
+// (ConfigurationSpace.Conditions[].Expression).
+std::vector<std::string> constraints_from_spec(const std::string& path) {
+  std::ifstream in(path);
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument(path + ": --spec is not valid JSON: " + e.what());
+  }
+  std::vector<std::string> out;
+  if (j.contains("constraints")) return j["constraints"].get<std::vector<std::string>>();
+  if (j.contains("ConfigurationSpace")) {
+    for (const auto& c : j["ConfigurationSpace"].value("Conditions", json::array()))
+      out.push_back(c.at("Expression").get<std::string>());
+    return out;
+  }
+  throw std::invalid_argument(path +
+                              ": --spec has neither \"constraints\" (a list of expressions) nor "
+                              "\"ConfigurationSpace\".\"Conditions\" (a T1 space definition)");
+}
+
+void check_strategy(const std::string& name) {
+  std::string known;
+  for (const auto& s : registered_strategies()) {
+    if (s.name == name) return;
+    known += (known.empty() ? "" : ", ") + s.name;
+  }
+  throw std::invalid_argument("--strategy " + name + ": unknown strategy (registered: " + known +
+                              ")");
+}
+
+json number_or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json summary(const TuneReport& r, const ReplayArgs& a, std::uint64_t seed,
+             const std::optional<Outcome>& optimum) {
+  return {{"seed", seed},
+          {"strategy", a.strategy},
+          {"budget", a.budget},
+          {"evaluated", r.outcomes.size()},
+          {"stop_reason", r.stop_reason},
+          {"best_ms", number_or_null(r.best ? r.best->objective : std::nullopt)},
+          {"optimum_ms", number_or_null(optimum ? optimum->objective : std::nullopt)},
+          {"ratio", optimum_ratio(optimum, r.best)},
+          {"counts", r.counts}};
+}
+
+// The configuration with each value as the file wrote it (32, not 32.0; strings quoted).
+json config_json(const Config& c, const Space& space) {
+  json out = json::object();
+  for (std::size_t i = 0; i < space.dimension(); ++i) {
+    const Value& v = space.value(c, i);
+    out[space.parameters()[i].name] =
+        v.numeric ? json::parse(v.text, nullptr, false) : json(v.text);
+    if (out[space.parameters()[i].name].is_discarded()) out[space.parameters()[i].name] = v.number;
+  }
+  return out;
+}
+
+json trace(const TuneReport& r, const KernelTunerCache& cache, const ReplayArgs& a, json run) {
+  run["cache"] = cache.file.string();
+  run["kernel"] = cache.kernel_name;
+  run["device"] = cache.device_name;
+  run["constraints"] = a.constraints;
+  run["strategy_options"] = a.options;
+  json evaluations = json::array();
+  for (const auto& o : r.outcomes) {
+    json e = {{"config", config_json(o.config, cache.space)},
+              {"status", to_string(o.status)},
+              {"objective", number_or_null(o.objective)}};
+    if (!o.message.empty()) e["message"] = o.message;
+    evaluations.push_back(std::move(e));
+  }
+  run["evaluations"] = std::move(evaluations);
+  return run;
+}
+
+std::string format_ms(const std::optional<double>& v) {
+  if (!v) return "none";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", *v);
+  return buf;
+}
+
+// Spaces up to this many configurations before constraints are enumerated to count the valid ones.
+constexpr double kDescribeLimit = 4e6;
+
+void describe_space(const KernelTunerCache& cache, const ReplayBackend& backend) {
+  std::size_t failures = 0;
+  for (const auto& o : cache.records) failures += is_success(o.status) ? 0 : 1;
+  std::cerr << "[adaexplore] replay " << cache.file.string() << ": " << cache.records.size()
+            << " records (" << failures << " failures), optimum "
+            << format_ms(backend.optimum() ? backend.optimum()->objective : std::nullopt) << " ms";
+  if (cache.records_outside_constraints)
+    std::cerr << "; " << cache.records_outside_constraints
+              << " records violate the constraints given";
+  if (cache.space.cartesian_size() <= kDescribeLimit) {
+    std::size_t valid = 0, absent = 0;
+    for (const auto& c : cache.space.enumerate_valid(kDescribeLimit))
+      ++valid, absent += backend.lookup(c) ? 0 : 1;
+    std::cerr << "; " << valid << " valid configurations";
+    if (absent)
+      std::cerr << ", " << absent
+                << " of them absent from the file (replayed as invalid: check the constraints)";
+  }
+  std::cerr << std::endl;
+}
+
+void write_json(const std::string& path, const json& j) {
+  std::ofstream out(path);
+  if (!out)
+    throw std::invalid_argument("--json " + path + ": cannot be written (check the folder exists)");
+  out << j.dump(1) << "\n";
+}
+
+// The last line: best_ms=B optimum_ms=O ratio=R[ seeds=N], means over the runs.
+void print_last_line(const std::vector<TuneReport>& runs, const std::optional<Outcome>& optimum) {
+  double best_sum = 0, ratio_sum = 0;
+  bool all_found = true;
+  for (const auto& r : runs) {
+    if (r.best) best_sum += *r.best->objective;
+    all_found = all_found && r.best.has_value();
+    ratio_sum += optimum_ratio(optimum, r.best);
+  }
+  const double n = static_cast<double>(runs.size());
+  char ratio[64];
+  std::snprintf(ratio, sizeof ratio, "%.6f", ratio_sum / n);
+  std::cout << "best_ms="
+            << format_ms(all_found ? std::optional<double>(best_sum / n) : std::nullopt)
+            << " optimum_ms=" << format_ms(optimum ? optimum->objective : std::nullopt)
+            << " ratio=" << ratio
+            << (runs.size() > 1 ? " seeds=" + std::to_string(runs.size()) : std::string())
+            << std::endl;
+}
+
+int run_replay(ReplayArgs a) {
+  check_strategy(a.strategy);
+  if (a.budget == 0) throw std::invalid_argument("--budget must be at least 1 (evaluations)");
+  if (a.repeat == 0) throw std::invalid_argument("--repeat must be at least 1 (seeds)");
+  a.options = parse_strategy_options(a.strategy_options);
+  if (!a.spec.empty())
+    for (auto& c : constraints_from_spec(a.spec)) a.constraints.push_back(c);
+  const KernelTunerCache cache = read_kernel_tuner_cache(a.cache, a.constraints);
+  ReplayBackend backend(cache);
+  describe_space(cache, backend);
+  const auto& optimum = backend.optimum();
+  std::vector<TuneReport> reports;
+  json traces = json::array();
+  for (std::size_t i = 0; i < a.repeat; ++i) {
+    const std::uint64_t seed = a.seed + i;
+    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed));
+    json line = summary(reports.back(), a, seed, optimum);
+    std::cout << line.dump() << "\n";
+    if (!a.json_out.empty()) traces.push_back(trace(reports.back(), cache, a, std::move(line)));
+    reports.back().outcomes.clear();  // only best and counts are needed from here on
+  }
+  if (!a.json_out.empty())
+    write_json(a.json_out, a.repeat == 1 ? traces[0] : json{{"runs", traces}});
+  print_last_line(reports, optimum);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command register_replay_command(CLI::App& app) {
+  auto a = std::make_shared<ReplayArgs>();
+  auto* sub = app.add_subcommand(
+      "replay",
+      "Run a strategy on a recorded search space (Kernel Tuner cache file, gzip'd or plain) "
+      "without compiling or "
+      "running anything: each evaluation returns the recorded outcome. Budget counts distinct "
+      "configurations, "
+      "failures included (Kernel Tuner's max_fevals); no defaults are evaluated first. Same seed, "
+      "same trace. "
+      "Prints one JSON line per seed, then as the LAST line: best_ms=B optimum_ms=O ratio=O/B "
+      "(means over seeds "
+      "with --repeat, then seeds=R; best_ms=none and ratio 0 when nothing succeeded).");
+  sub->add_option(
+         "--cache", a->cache,
+         "Kernel Tuner cache file (.json or .json.gz); format in tuner/src/kernel_tuner_cache.hpp")
+      ->required();
+  sub->add_option("--constraint", a->constraints,
+                  "restriction of the recorded space, product or Python syntax (\"32 <= bx*by <= "
+                  "1024\"); repeatable. "
+                  "Configurations outside the file replay as invalid, so give the restrictions the "
+                  "file was made with");
+  sub->add_option("--spec", a->spec,
+                  "JSON file adding constraints: {\"constraints\": [...]} or a T1 space definition "
+                  "(ConfigurationSpace.Conditions[].Expression)")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)")
+      ->required();
+  sub->add_option("--strategy-options", a->strategy_options,
+                  "strategy options as a JSON object (default {})");
+  sub->add_option("--budget", a->budget, "evaluations: distinct configurations, failures included")
+      ->required();
+  sub->add_option("--seed", a->seed, "random seed of the first run (default 1)");
+  sub->add_option("--repeat", a->repeat,
+                  "runs with seeds S, S+1, ..., S+R-1 on one parsed file (default 1)");
+  sub->add_option("--json", a->json_out,
+                  "write the full trace here (JSON: run summary + \"evaluations\"; "
+                  "{\"runs\": [...]} with --repeat > 1)");
+  return {sub, [a] { return run_replay(*a); }};
+}
+
+}  // namespace adaexplore

@@ -1,0 +1,96 @@
+// `cuda`: the benchmark built with nvcc for one architecture (never -arch=native: the tuning
+// target is explicit), the ptxas report read into the kernels' resources and checked against the
+// device's limits before any GPU time is spent; the benchmark times with CUDA events.
+#include <stdexcept>
+
+#include "backends.hpp"
+#include "program_backend.hpp"
+#include "program_outcome.hpp"
+#include "ptxas.hpp"
+#include "resource_check.hpp"
+
+namespace adaexplore {
+namespace {
+
+// "90" and "9.0" -> "sm_90"; "sm_90a", "compute_90" unchanged.
+std::string normalized_arch(const std::string& arch) {
+  if (arch.empty() || !std::isdigit(static_cast<unsigned char>(arch.front()))) return arch;
+  std::string digits;
+  for (char c : arch)
+    if (c != '.') digits += c;
+  return "sm_" + digits;
+}
+
+std::string target_arch(const Spec& spec, const DeviceInfo& device) {
+  if (!spec.compiler.arch.empty()) return normalized_arch(spec.compiler.arch);
+  if (device.present) return device.arch();
+  throw std::runtime_error("cuda backend: no target architecture: no GPU was detected (" +
+                           device.reason + ") and " + spec.file.string() +
+                           " sets no compiler.arch (e.g. \"sm_90\")");
+}
+
+// The GPU's own limits when there is one; else the table's for the target architecture.
+DeviceLimits target_limits(const DeviceInfo& device, const std::string& arch) {
+  if (device.present) return device.limits;
+  return limits_for_compute_capability(arch).value_or(DeviceLimits{});
+}
+
+class CudaBackend final : public ProgramBackend {
+ public:
+  CudaBackend(const Spec& spec, const DeviceInfo& device)
+      : ProgramBackend(spec),
+        device_(device),
+        arch_(target_arch(spec, device)),
+        limits_(target_limits(device, arch_)) {}
+
+  std::string name() const override { return "cuda"; }
+
+  nlohmann::json device() const override {
+    nlohmann::json j = device_.to_json();
+    j["nvcc"] = compiler_version("release");
+    j["arch"] = arch_;
+    return j;
+  }
+
+ protected:
+  std::vector<std::string> toolchain_flags() const override {
+    return {"-std=c++17", "-O3", "-arch=" + arch_, "-Xptxas", "-v", "-lineinfo"};
+  }
+
+  // A resource verdict keeps its figures in extra: {"resource", "kernel", "used", "limit"}.
+  std::optional<Outcome> review_compile(const ProcessResult& compile,
+                                        Prepared& prepared) const override {
+    const std::string output = compile.err + "\n" + compile.out;
+    prepared.resources = parse_ptxas_report(output);  // the kernels ptxas got through
+    if (!compile.ok()) {
+      const auto rejected = find_ptxas_resource_error(output);
+      if (!rejected) return std::nullopt;
+      return resource_limit("ptxas rejected the kernel: " + rejected->message, compile,
+                            rejected->what, rejected->kernel, rejected->used, rejected->limit);
+    }
+    const auto violation = check_resources(prepared.resources, limits_);
+    if (!violation) return std::nullopt;
+    return resource_limit(violation->reason + " (" + arch_ + ", static check)", compile,
+                          violation->what, violation->kernel, violation->used, violation->limit);
+  }
+
+ private:
+  static Outcome resource_limit(const std::string& summary, const ProcessResult& compile,
+                                Resource what, const std::string& kernel, long used, long limit) {
+    Outcome o = process_failure(Status::resource_limit, summary, compile);
+    o.extra = {{"resource", to_string(what)}, {"kernel", kernel}, {"used", used}, {"limit", limit}};
+    return o;
+  }
+
+  DeviceInfo device_;
+  std::string arch_;
+  DeviceLimits limits_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(const Spec& spec, const DeviceInfo& device) {
+  return std::make_unique<CudaBackend>(spec, device);
+}
+
+}  // namespace adaexplore

@@ -1,0 +1,49 @@
+// `host`: C++ kernels built with the host compiler (the spec's compiler, default c++; the CMake
+// module passes CMAKE_CXX_COMPILER) and timed on the CPU by harness_host.hpp. Real compile
+// errors, crashes and timings on machines without a GPU.
+#include <fstream>
+
+#include "backends.hpp"
+#include "program_backend.hpp"
+
+namespace adaexplore {
+namespace {
+
+// "model name : AMD EPYC 9654 96-Core Processor" from /proc/cpuinfo (Linux).
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto start = line.find_first_not_of(" \t", line.find(':') + 1);
+    if (line.find(':') != std::string::npos && start != std::string::npos)
+      return line.substr(start);
+  }
+  return "unknown CPU";
+}
+
+class HostBackend final : public ProgramBackend {
+ public:
+  explicit HostBackend(const Spec& spec) : ProgramBackend(spec) {}
+
+  std::string name() const override { return "host"; }
+
+  nlohmann::json device() const override {
+    return {{"name", cpu_model()}, {"compiler", compiler_version()}};
+  }
+
+ protected:
+  std::vector<std::string> toolchain_flags() const override { return {"-std=c++17", "-O2"}; }
+
+  std::optional<Outcome> review_compile(const ProcessResult&, Prepared&) const override {
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_host_backend(const Spec& spec) {
+  return std::make_unique<HostBackend>(spec);
+}
+
+}  // namespace adaexplore

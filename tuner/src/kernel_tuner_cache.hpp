@@ -1,0 +1,81 @@
+// Reading a Kernel Tuner cache file: the record of a (usually exhaustive) tuning, used to replay
+// tunings offline (replay_backend.hpp).
+//
+// Format (one JSON object; gzip'd or plain, told apart by the gzip magic bytes):
+//   "device_name", "kernel_name", "problem_size"      provenance (device_name may be empty)
+//   "tune_params_keys": ["bx", "by", ...]             parameter order
+//   "tune_params": {"bx": [16, 32, ...], ...}          values of each parameter, in order
+//   "objective": "time"                                optional, default "time"
+//   "cache": {"16,1": {"bx": 16, "by": 1, "time": 3.87, "times": [...], "compile_time": 918.6,
+//                      ...}, ...}
+// The cache key is the values joined by "," as Python's str() prints them; every record also
+// carries each parameter as its own field, which is what this reader uses (the key is the
+// fallback). Times are milliseconds: `time` is the mean of `times` (per-run kernel times);
+// `compile_time`, `verification_time`, `benchmark_time`, `framework_time`, `strategy_time` are
+// the wall-clock milliseconds spent on each stage of that configuration.
+//
+// A failed configuration is marked in one of three ways, all accepted:
+//   "__error__": "CompilationFailedConfig"            (newest Kernel Tuner)
+//   "time": "CompilationFailedConfig"                  (the objective field holds the name)
+//   "time": 1e20, or any value >= 1e19 or non-finite   (oldest; NaN/Infinity tokens accepted)
+// Names map to product statuses: CompilationFailedConfig -> compile_error (resource_limit when a
+// text field of the record mentions shared/local memory or registers), RuntimeFailedConfig ->
+// launch_error, InvalidConfig -> invalid, anything else (ErrorConfig, old markers) -> crash. The
+// name is kept in the outcome's message.
+//
+// A file written by an interrupted run ends with "," after the last record (or with the "{" of an
+// empty cache) instead of the closing braces; it is read as if they were there.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "outcome.hpp"
+#include "space.hpp"
+
+namespace adaexplore {
+
+/// A malformed or unreadable cache file. what(): "<file>: <where>: <problem>; <what to do>".
+class CacheFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct KernelTunerCache {
+  std::filesystem::path file;
+  std::string kernel_name;
+  std::string device_name;
+  nlohmann::json problem_size;
+  /// The file's objective field. The product minimises milliseconds, so outcomes always carry
+  /// `time` as their objective; a throughput objective (GFLOP/s, GB/s) of a fixed problem size
+  /// ranks configurations the same way. Its value, when present, is in Outcome::extra.
+  std::string objective = "time";
+  /// Parameters in tune_params_keys order, values in tune_params order, plus the caller's
+  /// constraints (the file does not store the restrictions of the tuning that made it).
+  Space space;
+  /// One outcome per record, in file order; label and config set, status and objective as above,
+  /// timing from `times`, stage_ms from the *_time fields.
+  std::vector<Outcome> records;
+  /// Records that violate a caller's constraint (kept; strategies never propose them).
+  std::size_t records_outside_constraints = 0;
+};
+
+/// Reads `file` (gzip'd files are decompressed by running `gzip -dc`). `constraints` use the
+/// product or Kernel Tuner (Python) syntax, see expr.hpp. Throws CacheFileError for a missing,
+/// unreadable or malformed file (naming the file, the record key or field, and the problem) and
+/// for a constraint that does not parse against the file's parameters.
+KernelTunerCache read_kernel_tuner_cache(const std::filesystem::path& file,
+                                         const std::vector<std::string>& constraints = {});
+
+/// Parses the text of a cache file (already decompressed); `file` names it in errors.
+KernelTunerCache parse_kernel_tuner_cache(std::string text, const std::filesystem::path& file,
+                                          const std::vector<std::string>& constraints = {});
+
+/// The status a Kernel Tuner error name maps to (see above); `record` is searched for the
+/// resource diagnostics that make a compilation failure a resource_limit.
+Status status_of_kernel_tuner_error(const std::string& name, const nlohmann::json& record);
+
+}  // namespace adaexplore

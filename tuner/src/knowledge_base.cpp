@@ -1,0 +1,183 @@
+#include "knowledge_base.hpp"
+
+#include <stdexcept>
+
+#include "rule_text.hpp"
+
+namespace adaexplore {
+namespace {
+
+constexpr const char* kFormat = "adaexplore-knowledge";
+constexpr int kVersion = 1;
+
+double confidence(std::size_t evidence) {
+  return (static_cast<double>(evidence) + 1.0) / (static_cast<double>(evidence) + 2.0);
+}
+
+nlohmann::json parameters_json(const Space& space) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& p : space.parameters()) j.push_back({{"name", p.name}, {"values", p.values.size()}});
+  return j;
+}
+
+std::string status_summary(const std::vector<Observation>& observations) {
+  std::size_t counts[std::size(kAllStatuses)] = {};
+  for (const auto& o : observations) ++counts[static_cast<std::size_t>(o.status)];
+  std::string s = std::to_string(observations.size()) + " evaluations";
+  std::string detail;
+  for (Status st : kAllStatuses)
+    if (counts[static_cast<std::size_t>(st)])
+      detail += (detail.empty() ? "" : ", ") + std::string(to_string(st)) + " " +
+                std::to_string(counts[static_cast<std::size_t>(st)]);
+  return detail.empty() ? s : s + " (" + detail + ")";
+}
+
+}  // namespace
+
+KnowledgeBase::KnowledgeBase(const Space& space, KnowledgeBaseOptions options)
+    : space_(&space), options_(options), groups_(space.dimension()) {}
+
+void KnowledgeBase::observe(const Outcome& outcome) { observe(observation_of(outcome)); }
+
+void KnowledgeBase::observe(Observation o) {
+  if (o.config.size() != space_->dimension())
+    throw std::invalid_argument("knowledge base: a configuration of " + std::to_string(o.config.size()) +
+                                " parameters observed in a space of " + std::to_string(space_->dimension()));
+  const std::size_t i = observations_.size();
+  groups_.add(o.config, i);
+  index_[o.config] = i;
+  observations_.push_back(std::move(o));
+  stale_ = true;
+}
+
+const Observation* KnowledgeBase::observed(const Config& c) const {
+  auto it = index_.find(c);
+  return it == index_.end() ? nullptr : &observations_[it->second];
+}
+
+void KnowledgeBase::refresh() const {
+  if (!stale_) return;
+  rules_.learn(*space_, observations_, groups_, options_.rules);
+  resource_rules_ = learn_resource_rules(*space_, observations_, options_.resources);
+  // The tree models what the range rules (values, global thresholds) leave unexplained; queries
+  // those rules cover never reach it.
+  std::vector<const Config*> x;
+  std::vector<Status> y;
+  for (const auto& o : observations_) {
+    if (rules_.check_ranges(o.config)) continue;
+    x.push_back(&o.config);
+    y.push_back(o.status);
+  }
+  tree_.fit(*space_, x, y, options_.tree);
+  slow_.learn(*space_, observations_, options_.min_weight);
+  stale_ = false;
+}
+
+const LearnedRules& KnowledgeBase::rules() const {
+  refresh();
+  return rules_;
+}
+
+const std::vector<ResourceRule>& KnowledgeBase::resource_rules() const {
+  refresh();
+  return resource_rules_;
+}
+
+const DecisionTree& KnowledgeBase::tree() const {
+  refresh();
+  return tree_;
+}
+
+std::optional<Verdict> KnowledgeBase::hard(const Config& c) const {
+  if (const Observation* o = observed(c))
+    return is_success(o->status) ? std::nullopt
+                                 : std::optional<Verdict>(Verdict{Verdict::Kind::observed, o->status, 1, index_.at(c)});
+  refresh();
+  if (auto v = rules_.check(c, observations_)) return v;
+  for (std::size_t i = 0; i < resource_rules_.size(); ++i)
+    if (resource_rules_[i].predicts_failure(*space_, c))
+      return Verdict{Verdict::Kind::resource, resource_rules_[i].status, resource_rules_[i].failures_above, i};
+  return std::nullopt;
+}
+
+bool KnowledgeBase::known_infeasible(const Config& c) const { return hard(c).has_value(); }
+
+std::string KnowledgeBase::describe(const Verdict& v) const {
+  switch (v.kind) {
+    case Verdict::Kind::observed:
+      return "evaluated: " + space_->label(observations_[v.rule].config) + " failed with " + to_string(v.status);
+    case Verdict::Kind::resource:
+      return resource_rules_[v.rule].describe(*space_);
+    default:
+      return rules_.describe(*space_, v, observations_);
+  }
+}
+
+std::optional<std::string> KnowledgeBase::why_infeasible(const Config& c) const {
+  const auto v = hard(c);
+  if (!v) return std::nullopt;
+  return describe(*v);
+}
+
+double KnowledgeBase::tree_probability(const Config& c) const {
+  refresh();
+  return tree_.leaf(c).failure_probability();
+}
+
+double KnowledgeBase::failure_probability(const Config& c) const {
+  if (const Observation* o = observed(c)) return is_success(o->status) ? 0.0 : 1.0;
+  const double p = tree_probability(c);
+  const auto v = hard(c);
+  return v ? std::max(p, confidence(v->evidence)) : p;
+}
+
+Status KnowledgeBase::likely_status(const Config& c) const {
+  if (const Observation* o = observed(c)) return o->status;
+  if (const auto v = hard(c)) return v->status;
+  refresh();
+  const auto& leaf = tree_.leaf(c);
+  return leaf.majority(leaf.failure_probability() > 0.5);
+}
+
+double KnowledgeBase::preference(const Config& c) const {
+  refresh();
+  return slow_.weight(c);
+}
+
+std::vector<std::string> KnowledgeBase::explain() const {
+  refresh();
+  std::vector<std::string> lines{"knowledge base: " + status_summary(observations_)};
+  for (auto& l : rules_.describe(*space_)) lines.push_back("hard: " + l);
+  for (const auto& r : resource_rules_) lines.push_back("resource: " + r.describe(*space_));
+  const auto leaves = tree_.describe_failing_leaves(*space_, 0.5);
+  lines.push_back("model: CART decision tree over parameter values, " + std::to_string(tree_.leaves()) + " leaves, " +
+                  std::to_string(leaves.size()) + " where failures are likely (smoothed P(fail) >= 0.5)");
+  for (auto& l : leaves) lines.push_back("model: " + l);
+  for (auto& l : slow_.describe(*space_)) lines.push_back("soft: " + l);
+  return lines;
+}
+
+nlohmann::json KnowledgeBase::to_json() const {
+  nlohmann::json obs = nlohmann::json::array();
+  for (const auto& o : observations_) obs.push_back(adaexplore::to_json(o));
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"parameters", parameters_json(*space_)},
+          {"observations", obs},
+          {"explanation", explain()}};
+}
+
+KnowledgeBase KnowledgeBase::from_json(const Space& space, const nlohmann::json& j, KnowledgeBaseOptions options) {
+  if (!j.is_object() || j.value("format", "") != kFormat || j.value("version", 0) != kVersion)
+    throw std::invalid_argument(std::string("not a knowledge base of format ") + kFormat + " version " +
+                                std::to_string(kVersion));
+  const nlohmann::json expected = parameters_json(space);
+  if (j.value("parameters", nlohmann::json()) != expected)
+    throw std::invalid_argument("knowledge base of another space: stored parameters " +
+                                j.value("parameters", nlohmann::json()).dump() + ", this space " + expected.dump());
+  KnowledgeBase kb(space, options);
+  for (const auto& o : j.at("observations")) kb.observe(observation_from_json(o, space));
+  return kb;
+}
+
+}  // namespace adaexplore

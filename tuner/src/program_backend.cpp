@@ -1,0 +1,196 @@
+#include "program_backend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "program_outcome.hpp"
+#include "render.hpp"
+#include "results.hpp"
+
+namespace adaexplore {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "gemm.cuh.in" -> "gemm.cuh": the name the benchmark includes.
+std::string rendered_name(const fs::path& template_path) {
+  const std::string name = template_path.filename().string();
+  const std::string suffix = ".in";
+  const bool has_suffix = name.size() > suffix.size() &&
+                          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return has_suffix ? name.substr(0, name.size() - suffix.size()) : name;
+}
+
+std::string seconds(double s) {
+  std::ostringstream text;
+  text << s << " s";
+  return text.str();
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+ProcessOptions logged_options(const fs::path& directory, const std::string& stem,
+                              double timeout_s) {
+  ProcessOptions options;
+  options.timeout_s = timeout_s;
+  options.working_directory = directory;
+  options.stdout_file = directory / (stem + ".out");
+  options.stderr_file = directory / (stem + ".err");
+  return options;
+}
+
+// -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir> -I<spec include dirs>, each once.
+std::vector<std::string> include_flags(const Spec& spec, const fs::path& eval_dir,
+                                       const fs::path& harness) {
+  std::vector<std::string> dirs = {eval_dir.string(), spec.template_path.parent_path().string(),
+                                   spec.benchmark_path.parent_path().string(), harness.string()};
+  dirs.insert(dirs.end(), spec.compiler.include_dirs.begin(), spec.compiler.include_dirs.end());
+  std::vector<std::string> flags;
+  for (const auto& dir : dirs)
+    if (std::find(flags.begin(), flags.end(), "-I" + dir) == flags.end())
+      flags.push_back("-I" + dir);
+  return flags;
+}
+
+}  // namespace
+
+fs::path harness_dir(const Spec& spec) {
+  std::vector<fs::path> candidates;
+  if (const char* from_env = std::getenv("ADAEXPLORE_HARNESS_DIR"); from_env && *from_env)
+    candidates.emplace_back(from_env);
+#ifdef ADAEXPLORE_HARNESS_DIR_DEFAULT
+  candidates.emplace_back(ADAEXPLORE_HARNESS_DIR_DEFAULT);
+#endif
+  candidates.insert(candidates.end(), spec.compiler.include_dirs.begin(),
+                    spec.compiler.include_dirs.end());
+  std::string looked;
+  for (const auto& dir : candidates) {
+    std::error_code ec;
+    if (fs::exists(dir / "adaexplore" / "harness_common.hpp", ec)) return dir;
+    looked += " " + dir.string();
+  }
+  throw std::runtime_error(
+      "benchmark harness not found: no adaexplore/harness_common.hpp in" +
+      (looked.empty() ? std::string(" (no folder configured)") : looked) +
+      "; set ADAEXPLORE_HARNESS_DIR to the folder that holds adaexplore/harness_common.hpp");
+}
+
+ProgramBackend::ProgramBackend(const Spec& spec)
+    : spec_(spec), harness_(harness_dir(spec)), template_text_(read_file(spec.template_path)) {
+  if (find_program(spec_.compiler.path).empty())
+    throw std::runtime_error(spec_.backend + " backend: compiler '" + spec_.compiler.path +
+                             "' not found (" + spec_.file.string() +
+                             ": compiler.path; a name without '/' is looked up in PATH)");
+  ProcessOptions options;
+  options.timeout_s = 60;
+  const ProcessResult version = run_process({spec_.compiler.path, "--version"}, options);
+  version_output_ = version.out.empty() ? version.err : version.out;
+}
+
+std::string ProgramBackend::compiler_version(const std::string& needle) const {
+  std::istringstream in(version_output_);
+  std::string line, first;
+  while (std::getline(in, line)) {
+    if (first.empty()) first = line;
+    if (!needle.empty() && line.find(needle) != std::string::npos) return line;
+  }
+  return first;
+}
+
+std::size_t ProgramBackend::parallelism() const {
+  if (spec_.jobs) return spec_.jobs;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+fs::path ProgramBackend::eval_directory(const Config& config) const {
+  return spec_.work_dir / "evals" / content_hash(spec_.space.label(config)).substr(0, 16);
+}
+
+fs::path ProgramBackend::render(const Config& config, const fs::path& directory) const {
+  const fs::path path = directory / rendered_name(spec_.template_path);
+  write_file_if_changed(path,
+                        render_template(template_text_, spec_.template_path, spec_.space, config));
+  return path;
+}
+
+std::vector<std::string> ProgramBackend::compile_command(const Config& config,
+                                                         const Prepared& prepared) const {
+  std::vector<std::string> argv = {spec_.compiler.path};
+  for (const auto& f : toolchain_flags()) argv.push_back(f);
+  for (const auto& f : spec_.compiler.flags) argv.push_back(f);
+  for (const auto& f : include_flags(spec_, prepared.directory, harness_)) argv.push_back(f);
+  for (const auto& d : spec_.compiler.definitions)
+    argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
+  for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
+    argv.push_back("-DADAEXPLORE_PARAM_" + spec_.space.parameters()[i].name + "=" +
+                   spec_.space.value(config, i).text);
+  argv.insert(argv.end(), {spec_.benchmark_path.string(), "-o", prepared.executable.string()});
+  return argv;
+}
+
+Prepared ProgramBackend::prepare(const Config& config) {
+  Prepared prepared;
+  prepared.config = config;
+  prepared.directory = fs::absolute(eval_directory(config));
+  prepared.executable = prepared.directory / "benchmark";
+  fs::create_directories(prepared.directory);
+  const auto start = std::chrono::steady_clock::now();
+  render(config, prepared.directory);
+  prepared.stage_ms["render"] = ms_since(start);
+  ProcessOptions options = logged_options(prepared.directory, "compile", spec_.compiler.timeout_s);
+  options.capture_limit = 4 << 20;  // the whole ptxas report, however many kernels
+  const ProcessResult compile = run_process(compile_command(config, prepared), options);
+  write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
+  prepared.stage_ms["compile"] = compile.wall_ms;
+  prepared.failure = compile_verdict(compile, prepared);
+  return prepared;
+}
+
+std::optional<Outcome> ProgramBackend::compile_verdict(const ProcessResult& compile,
+                                                       Prepared& prepared) const {
+  if (compile.timed_out)
+    return process_failure(Status::timeout,
+                           "the compiler exceeded its time limit of " +
+                               seconds(spec_.compiler.timeout_s) +
+                               " and was killed with its process group",
+                           compile);
+  if (compile.failed_to_start)
+    return process_failure(Status::compile_error,
+                           "the compiler could not be started: " + compile.error, compile);
+  if (auto decided = review_compile(compile, prepared)) return decided;
+  if (!compile.ok())
+    return process_failure(Status::compile_error, first_error_line(compile.err + compile.out),
+                           compile);
+  return std::nullopt;
+}
+
+std::vector<std::string> ProgramBackend::run_command(const Prepared& prepared,
+                                                     const fs::path& record) const {
+  std::vector<std::string> argv = {prepared.executable.string(), "--adaexplore-result",
+                                   record.string(), "--adaexplore-seed",
+                                   std::to_string(spec_.seed)};
+  argv.insert(argv.end(), spec_.run_args.begin(), spec_.run_args.end());
+  return argv;
+}
+
+Outcome ProgramBackend::measure(Prepared& prepared) {
+  const fs::path record = prepared.directory / "result.json";
+  std::error_code ec;
+  fs::remove(record, ec);  // a record from an earlier tuning must not answer for this run
+  const ProcessResult run =
+      run_process(run_command(prepared, record),
+                  logged_options(prepared.directory, "run", spec_.run_timeout_s));
+  Outcome outcome = benchmark_outcome(run, record, spec_.run_timeout_s);
+  outcome.stage_ms["run"] = run.wall_ms;
+  fs::remove(prepared.executable, ec);
+  return outcome;
+}
+
+}  // namespace adaexplore

@@ -1,0 +1,72 @@
+// The pipeline the cuda and host backends share: render the template, compile the benchmark with
+// it, run the benchmark in its own process, read its result record.
+//
+// Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/:
+//   <template name without .in>   the rendered template; the benchmark #includes it by that name
+//   compile.cmd, compile.out/.err the compiler's command line and output
+//   benchmark                     the executable; removed once measured
+//   run.out/.err, result.json     the benchmark's output and result record
+// The benchmark is compiled with -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir>,
+// the spec's include dirs, definitions and flags, and each parameter as
+// -DADAEXPLORE_PARAM_<NAME>=<value> (for CUB-style code that prefers macros to placeholders).
+// The harness dir holds adaexplore/harness*.h*: $ADAEXPLORE_HARNESS_DIR, else the compile-time
+// ADAEXPLORE_HARNESS_DIR_DEFAULT (tuner/CMakeLists.txt), else a spec include dir that has it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "process.hpp"
+#include "spec.hpp"
+
+namespace adaexplore {
+
+/// The folder holding adaexplore/harness_common.hpp: $ADAEXPLORE_HARNESS_DIR, else the built-in
+/// one, else the first of the spec's include dirs that has it. Throws std::runtime_error naming
+/// where it looked and how to set it.
+std::filesystem::path harness_dir(const Spec& spec);
+
+class ProgramBackend : public Backend {
+ public:
+  /// Renders and compiles; a compiler time-out is timeout, a rejection compile_error (or what
+  /// review_compile() decides). Thread-safe: every configuration has its own folder.
+  Prepared prepare(const Config& config) final;
+  /// Runs the benchmark (spec run args, time limit), classifies the run (program_outcome.hpp),
+  /// removes the executable.
+  Outcome measure(Prepared& prepared) final;
+  /// spec.jobs, else the number of hardware threads.
+  std::size_t parallelism() const override;
+
+ protected:
+  /// Throws std::runtime_error when the compiler or the harness cannot be found.
+  explicit ProgramBackend(const Spec& spec);
+
+  const Spec& spec() const { return spec_; }
+  /// The compiler's `--version` line containing `needle` (the first line when empty or absent).
+  std::string compiler_version(const std::string& needle = "") const;
+
+  /// Options before the shared ones: language standard, optimisation, architecture, reports.
+  virtual std::vector<std::string> toolchain_flags() const = 0;
+  /// Looks at a compile that ran to its end (success or failure) before the generic verdict;
+  /// may fill prepared.resources and return the outcome that decides (e.g. resource_limit).
+  virtual std::optional<Outcome> review_compile(const ProcessResult& compile,
+                                                Prepared& prepared) const = 0;
+
+ private:
+  std::filesystem::path eval_directory(const Config& config) const;
+  std::filesystem::path render(const Config& config, const std::filesystem::path& directory) const;
+  std::vector<std::string> compile_command(const Config& config, const Prepared& prepared) const;
+  std::optional<Outcome> compile_verdict(const ProcessResult& compile, Prepared& prepared) const;
+  std::vector<std::string> run_command(const Prepared& prepared,
+                                       const std::filesystem::path& record) const;
+
+  Spec spec_;
+  std::filesystem::path harness_;
+  std::string template_text_;
+  std::string version_output_;
+};
+
+}  // namespace adaexplore

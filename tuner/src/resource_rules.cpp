@@ -1,0 +1,107 @@
+#include "resource_rules.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "rule_text.hpp"
+
+namespace adaexplore {
+namespace {
+
+std::set<std::string> figure_names(const std::vector<Observation>& observations) {
+  std::set<std::string> names;
+  for (const auto& o : observations)
+    for (const auto& f : o.figures) names.insert(f.first);
+  return names;
+}
+
+// The smallest limit reported for the figure, if any evaluation reported one.
+std::optional<double> reported_limit(const std::string& name, const std::vector<Observation>& observations) {
+  std::optional<double> limit;
+  for (const auto& o : observations) {
+    auto it = o.limits.find(name);
+    if (it != o.limits.end() && it->second > 0) limit = std::min(limit.value_or(it->second), it->second);
+  }
+  return limit;
+}
+
+std::optional<MonomialFit> fit_figure(const Space& space, const std::string& name,
+                                      const std::vector<Observation>& observations) {
+  std::vector<const Config*> x;
+  std::vector<double> y;
+  for (const auto& o : observations) {
+    auto it = o.figures.find(name);
+    if (it == o.figures.end()) continue;
+    x.push_back(&o.config);
+    y.push_back(it->second);
+  }
+  return fit_monomial(space, x, y);
+}
+
+// Sets limit, fails_from and the counts; false when the figure does not separate the data.
+bool separate(const Space& space, const std::vector<Observation>& observations, std::optional<double> reported,
+              std::size_t min_failures, ResourceRule& rule) {
+  auto figure = [&](const Observation& o) {
+    auto it = o.figures.find(rule.figure);
+    return it != o.figures.end() ? it->second : rule.fit.predict(space, o.config);
+  };
+  double success_max = -std::numeric_limits<double>::infinity();
+  for (const auto& o : observations)
+    if (is_success(o.status)) {
+      success_max = std::max(success_max, figure(o));
+      ++rule.successes;
+    }
+  rule.limit_reported = reported.has_value();
+  rule.limit = reported.value_or(success_max);
+  if (success_max > rule.limit || !std::isfinite(rule.limit)) return false;
+  std::array<std::size_t, std::size(kAllStatuses)> above{};
+  rule.fails_from = std::numeric_limits<double>::infinity();
+  for (const auto& o : observations) {
+    if (is_success(o.status) || !(figure(o) > rule.limit)) continue;
+    ++above[static_cast<std::size_t>(o.status)];
+    ++rule.failures_above;
+    rule.fails_from = std::min(rule.fails_from, figure(o));
+  }
+  if (rule.limit_reported) rule.fails_from = rule.limit;
+  const auto most = std::max_element(above.begin(), above.end());
+  rule.status = kAllStatuses[most - above.begin()];
+  rule.of_status = *most;
+  return rule.failures_above >= min_failures;
+}
+
+}  // namespace
+
+bool ResourceRule::predicts_failure(const Space& space, const Config& c) const {
+  const double lower = fit.predict(space, c) * std::exp(-fit.max_log_error);
+  return limit_reported ? lower > limit : lower >= fails_from;
+}
+
+std::string ResourceRule::describe(const Space& space) const {
+  const double within = 100.0 * (std::exp(fit.max_log_error) - 1.0);
+  return figure + " ~ " + fit.describe(space) + " (fitted on " + std::to_string(fit.samples) + " reports, within " +
+         format_number(within, 2) + " %): " + figure + " > " + format_number(limit, 8) +
+         (limit_reported ? " (the reported limit)" : " (the largest among successes)") + " => " + to_string(status) +
+         " (" + std::to_string(failures_above) + " evaluations above it, all failed, " + std::to_string(of_status) +
+         " " + to_string(status) + "; none of the " + std::to_string(successes) + " successes)";
+}
+
+std::vector<ResourceRule> learn_resource_rules(const Space& space, const std::vector<Observation>& observations,
+                                               const ResourceRuleOptions& options) {
+  std::vector<ResourceRule> rules;
+  for (const auto& name : figure_names(observations)) {
+    auto fit = fit_figure(space, name, observations);
+    if (!fit || fit->constant() || fit->rms_log_error > options.max_rms_log_error) continue;
+    ResourceRule rule;
+    rule.figure = name;
+    rule.fit = *fit;
+    if (separate(space, observations, reported_limit(name, observations), options.min_failures, rule))
+      rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+}  // namespace adaexplore

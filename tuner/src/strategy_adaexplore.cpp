@@ -1,0 +1,336 @@
+// `adaexplore`: the failure-driven, diversity-preserving search (method and sources in
+// docs/search-method.md).
+//
+//  1. Space-filling start: a Latin hypercube over parameter indices (McKay, Beckman and Conover,
+//     1979), each point repaired to the nearest valid configuration.
+//  2. Then, per proposal, a discounted-UCB bandit (operator_bandit.hpp) picks an operator:
+//       explore    random unseen valid configurations,
+//       local      one- and two-step index moves around the niche elites,
+//       recombine  uniform crossover of two niche elites plus mutation,
+//       probe      configurations just inside the boundaries the knowledge base learned;
+//     the operator makes candidates and a random-forest surrogate of log(objective)
+//     (random_forest.hpp, SMAC-style) ranks them by expected improvement, weighted by the
+//     knowledge base's P(success) and soft preference, and damped near configurations already
+//     proposed in this batch (local penalization). The budget's last tenth favours `local`.
+//  3. Population with niching: the elites are the best successes kept at least `niche_radius`
+//     apart (clearing, Petrowski 1996), so structurally different configurations survive.
+//  4. Failure-driven: the knowledge base (knowledge_base.hpp) learns from every failure; known
+//     infeasible candidates are never proposed, likely failures are ranked down, and failures
+//     feed the surrogate's feasibility weight rather than being wasted budget.
+// Options: initial (start size; default budget/6 clamped to [4, 16]), batch (proposals per call,
+// default as asked), candidates (per proposal, 96), niches (8), niche_radius (0.12), trees (24).
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "knowledge_base.hpp"
+#include "operator_bandit.hpp"
+#include "random_forest.hpp"
+#include "strategy.hpp"
+
+namespace adaexplore {
+namespace {
+
+enum Operator : std::size_t { kExplore = 0, kLocal = 1, kRecombine = 2, kProbe = 3, kInitial = 4 };
+
+struct Scored {
+  Config config;
+  double score = -1;
+};
+
+double normal_pdf(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI); }
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+class AdaExploreStrategy : public Strategy {
+ public:
+  AdaExploreStrategy(const Space& space, const StrategyOptions& options)
+      : space_(space), sampler_(space, options.seed), kb_(space), rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
+        bandit_({"explore", "local", "recombine", "probe"}), budget_(options.budget) {
+    const auto& o = options.options;
+    const std::size_t by_budget = budget_ ? budget_ / 6 : 8;
+    initial_ = o.value("initial", std::clamp<std::size_t>(by_budget, 4, 16));
+    batch_ = o.value("batch", std::size_t{0});
+    candidates_ = o.value("candidates", std::size_t{96});
+    niches_ = o.value("niches", std::size_t{8});
+    niche_radius_ = o.value("niche_radius", 0.12);
+    RandomForest::Options fo;
+    fo.trees = o.value("trees", 24);
+    forest_ = RandomForest(fo);
+    for (const auto& [key, value] : o.items())
+      if (key != "initial" && key != "batch" && key != "candidates" && key != "niches" && key != "niche_radius" &&
+          key != "trees")
+        throw std::invalid_argument("adaexplore: unknown option '" + key +
+                                    "' (options: initial, batch, candidates, niches, niche_radius, trees)");
+  }
+
+  std::vector<Config> propose(std::size_t count) override {
+    std::vector<Config> out;
+    const std::size_t n = batch_ ? std::min(count, batch_) : count;
+    refit_if_needed();
+    while (out.size() < n) {
+      auto [config, op] = next(out);
+      if (!config) break;
+      sampler_.mark(*config);
+      pending_[*config] = op;
+      out.push_back(*config);
+    }
+    return out;
+  }
+
+  void observe(const Outcome& outcome) override {
+    sampler_.mark(outcome.config);
+    kb_.observe(outcome);
+    ++observed_;
+    const bool success = is_success(outcome.status) && outcome.objective && *outcome.objective > 0;
+    double reward = 0;
+    if (success) {
+      const double y = std::log(*outcome.objective);
+      reward = y < best_ ? 1.0 : (rank_of(y) < 5 ? 0.3 : 0.0);
+      best_ = std::min(best_, y);
+      successes_.push_back({outcome.config, y});
+      ++unfitted_;
+    }
+    auto it = pending_.find(outcome.config);
+    if (it != pending_.end()) {
+      if (it->second != kInitial) bandit_.credit(it->second, reward);
+      pending_.erase(it);
+    }
+  }
+
+ private:
+  struct Success {
+    Config config;
+    double log_objective;
+  };
+
+  std::size_t rank_of(double y) const {
+    std::size_t better = 0;
+    for (const auto& s : successes_) better += s.log_objective < y;
+    return better;
+  }
+
+  bool usable(const Config& c) const { return !sampler_.seen(c) && space_.satisfies(c) && !kb_.known_infeasible(c); }
+
+  std::pair<std::optional<Config>, std::size_t> next(const std::vector<Config>& batch) {
+    if (observed_ + pending_.size() < initial_) {
+      if (auto c = next_initial()) return {c, kInitial};
+    }
+    if (successes_.size() < 2) return {random_usable(), kExplore};
+    const std::size_t op = bandit_.choose(phase_bonus());
+    std::vector<Config> pool = candidates(op);
+    if (auto c = best_candidate(pool, batch)) return {c, op};
+    if (auto c = best_candidate(candidates(kExplore), batch)) return {c, kExplore};
+    return {random_usable(), kExplore};
+  }
+
+  // Near the end of the budget, refine around the elites.
+  std::vector<double> phase_bonus() const {
+    std::vector<double> bonus(bandit_.size(), 0.0);
+    if (budget_ && observed_ + pending_.size() >= budget_ - std::max<std::size_t>(1, budget_ / 10)) bonus[kLocal] = 1.0;
+    return bonus;
+  }
+
+  // ---- the space-filling start -------------------------------------------------------------
+  std::optional<Config> next_initial() {
+    if (design_.empty() && !design_made_) make_design();
+    while (!design_.empty()) {
+      Config target = design_.front();
+      design_.pop_front();
+      auto accept = [this](const Config& c) { return !sampler_.seen(c); };
+      if (auto c = kb_.repair(target, rng_, accept); c && usable(*c)) return c;
+    }
+    return std::nullopt;
+  }
+
+  void make_design() {
+    design_made_ = true;
+    const std::size_t d = space_.dimension();
+    std::vector<std::vector<std::uint16_t>> columns(d);
+    for (std::size_t p = 0; p < d; ++p) {
+      const std::size_t values = space_.parameters()[p].values.size();
+      for (std::size_t i = 0; i < initial_; ++i) {
+        const double u = (static_cast<double>(i) + std::uniform_real_distribution<double>(0, 1)(rng_)) / initial_;
+        columns[p].push_back(static_cast<std::uint16_t>(std::min(values - 1, static_cast<std::size_t>(u * values))));
+      }
+      std::shuffle(columns[p].begin(), columns[p].end(), rng_);
+    }
+    for (std::size_t i = 0; i < initial_; ++i) {
+      Config c(d);
+      for (std::size_t p = 0; p < d; ++p) c[p] = columns[p][i];
+      design_.push_back(c);
+    }
+  }
+
+  // ---- candidates --------------------------------------------------------------------------
+  std::optional<Config> random_usable() {
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      auto c = random_valid();
+      if (c && usable(*c)) return c;
+    }
+    auto c = sampler_.draw();  // exhaustive fallback: the next unseen valid configuration
+    while (c && kb_.known_infeasible(*c)) {
+      sampler_.mark(*c);
+      c = sampler_.draw();
+    }
+    return c;
+  }
+
+  std::optional<Config> random_valid() {
+    if (const auto* all = sampler_.enumerated()) {
+      if (all->empty()) return std::nullopt;
+      return (*all)[std::uniform_int_distribution<std::size_t>(0, all->size() - 1)(rng_)];
+    }
+    return space_.sample_valid(rng_, 200);
+  }
+
+  std::vector<Config> candidates(std::size_t op) {
+    std::vector<Config> pool;
+    switch (op) {
+      case kExplore:
+        for (std::size_t i = 0; i < candidates_; ++i)
+          if (auto c = random_valid()) pool.push_back(*c);
+        break;
+      case kLocal: local_moves(pool); break;
+      case kRecombine: recombinations(pool); break;
+      case kProbe: {
+        auto accept = [this](const Config& c) { return !sampler_.seen(c); };
+        pool = kb_.boundary_probes(candidates_ / 4, accept);
+        break;
+      }
+    }
+    return pool;
+  }
+
+  // The best successes, at least niche_radius_ apart (clearing).
+  std::vector<const Success*> elites() const {
+    std::vector<const Success*> sorted;
+    for (const auto& s : successes_) sorted.push_back(&s);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Success* a, const Success* b) { return a->log_objective < b->log_objective; });
+    std::vector<const Success*> kept;
+    for (const Success* s : sorted) {
+      bool far = true;
+      for (const Success* k : kept) far = far && space_.distance(s->config, k->config) >= niche_radius_;
+      if (far) kept.push_back(s);
+      if (kept.size() == niches_) break;
+    }
+    return kept;
+  }
+
+  // Rank-weighted choice: the best niche most often.
+  const Success* pick_elite(const std::vector<const Success*>& es) {
+    std::vector<double> w;
+    for (std::size_t i = 0; i < es.size(); ++i) w.push_back(1.0 / (1.0 + i));
+    return es[std::discrete_distribution<std::size_t>(w.begin(), w.end())(rng_)];
+  }
+
+  void step(Config& c, std::size_t p, int delta) const {
+    const int n = static_cast<int>(space_.parameters()[p].values.size());
+    c[p] = static_cast<std::uint16_t>(std::clamp(static_cast<int>(c[p]) + delta, 0, n - 1));
+  }
+
+  void local_moves(std::vector<Config>& pool) {
+    const auto es = elites();
+    const std::size_t d = space_.dimension();
+    std::uniform_int_distribution<std::size_t> param(0, d - 1);
+    std::uniform_int_distribution<int> sign(0, 1);
+    for (std::size_t i = 0; i < candidates_; ++i) {
+      Config c = pick_elite(es)->config;
+      const int moves = i % 3 == 2 ? 2 : 1;  // mostly one parameter, sometimes two
+      for (int m = 0; m < moves; ++m) step(c, param(rng_), sign(rng_) ? 1 : -1);
+      if (space_.satisfies(c)) pool.push_back(c);
+    }
+  }
+
+  void recombinations(std::vector<Config>& pool) {
+    const auto es = elites();
+    const std::size_t d = space_.dimension();
+    std::bernoulli_distribution coin(0.5), mutate(1.0 / std::max<std::size_t>(1, d));
+    for (std::size_t i = 0; i < candidates_; ++i) {
+      Config c = pick_elite(es)->config;
+      const Config& other = pick_elite(es)->config;
+      for (std::size_t p = 0; p < d; ++p) {
+        if (coin(rng_)) c[p] = other[p];
+        if (mutate(rng_)) step(c, p, coin(rng_) ? 1 : -1);
+      }
+      if (space_.satisfies(c)) pool.push_back(c);
+    }
+  }
+
+  // ---- the surrogate -------------------------------------------------------------------------
+  std::vector<double> features(const Config& c) const {
+    std::vector<double> x(c.size());
+    for (std::size_t p = 0; p < c.size(); ++p) {
+      const double span = static_cast<double>(space_.parameters()[p].values.size() - 1);
+      x[p] = span > 0 ? c[p] / span : 0.0;
+    }
+    return x;
+  }
+
+  void refit_if_needed() {
+    if (successes_.size() < 2 || unfitted_ == 0) return;
+    if (unfitted_ < std::max<std::size_t>(1, successes_.size() / 20)) return;
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    for (const auto& s : successes_) {
+      x.push_back(features(s.config));
+      y.push_back(s.log_objective);
+    }
+    forest_.fit(x, y, rng_);
+    unfitted_ = 0;
+  }
+
+  double expected_improvement(const Config& c) const {
+    const auto p = forest_.predict(features(c));
+    const double sigma = std::max(p.stdev, 1e-6);
+    const double z = (best_ - p.mean) / sigma;
+    return (best_ - p.mean) * normal_cdf(z) + sigma * normal_pdf(z);
+  }
+
+  std::optional<Config> best_candidate(const std::vector<Config>& pool, const std::vector<Config>& batch) {
+    std::optional<Config> best;
+    double best_score = -1;
+    for (const Config& c : pool) {
+      if (!usable(c)) continue;
+      double score = forest_.empty() ? 1.0 : expected_improvement(c);
+      score *= (1.0 - kb_.failure_probability(c)) * kb_.preference(c);
+      for (const Config& b : batch) {
+        const double dist = space_.distance(c, b) / niche_radius_;
+        score *= 1.0 - std::exp(-dist * dist);
+      }
+      if (score > best_score) {
+        best_score = score;
+        best = c;
+      }
+    }
+    return best;
+  }
+
+  const Space& space_;
+  UnseenSampler sampler_;
+  KnowledgeBase kb_;
+  RandomForest forest_;
+  std::mt19937_64 rng_;
+  OperatorBandit bandit_;
+  std::size_t budget_;
+  std::size_t initial_ = 8, batch_ = 0, candidates_ = 96, niches_ = 8;
+  double niche_radius_ = 0.12;
+  std::size_t observed_ = 0, unfitted_ = 0;
+  double best_ = std::numeric_limits<double>::infinity();
+  std::vector<Success> successes_;
+  std::unordered_map<Config, std::size_t, ConfigHash> pending_;
+  std::deque<Config> design_;
+  bool design_made_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_adaexplore_strategy(const Space& space, const StrategyOptions& options) {
+  return std::make_unique<AdaExploreStrategy>(space, options);
+}
+
+}  // namespace adaexplore
