@@ -124,7 +124,8 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     the CPU; needs no GPU.
 
   ``STRATEGY <name>``
-    The search strategy (``adaexplore-tuner strategies`` lists them). Default ``ga``.
+    The search strategy (``adaexplore-tuner strategies`` lists them). Default ``adaexplore``
+    (the failure-driven, diversity-preserving search; ``ga`` and ``random`` are the baselines).
 
   ``SEED <n>``
     Random seed, a non-negative integer; same seed and outcomes, same proposals. Default 1.

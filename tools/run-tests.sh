@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds AdaExplore and runs every test: installs the build's Debian/Ubuntu packages when they are
-# missing and this runs as root, configures, builds with all cores, runs CTest.
+# missing and this runs as root (tools/install-deps.sh), configures, builds with all cores, runs CTest.
 #
 #   tools/run-tests.sh [ctest arguments...]      e.g. tools/run-tests.sh -L api
 #
@@ -11,23 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ADAEXPLORE_BUILD_DIR:-$root/build}
 jobs=${ADAEXPLORE_JOBS:-$(nproc 2>/dev/null || echo 2)}
-packages=(cmake g++ libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev)
-
-missing=()
-if command -v dpkg-query >/dev/null 2>&1; then
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-fi
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "run-tests: installing ${missing[*]}"
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
-  else
-    echo "run-tests: warning: packages not installed: ${missing[*]} (as root: apt-get install ${missing[*]})" >&2
-  fi
-fi
+"$root/tools/install-deps.sh"
 
 generator=()
 if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then

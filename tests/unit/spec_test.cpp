@@ -110,7 +110,7 @@ TEST(Spec, OptionalKeysHaveDefaults) {
   const Spec s = parse_spec(j, kFile);
   EXPECT_EQ(s.budget_evaluations, 100u);
   EXPECT_EQ(s.budget_seconds, 0);
-  EXPECT_EQ(s.strategy, "ga");
+  EXPECT_EQ(s.strategy, "adaexplore");
   EXPECT_EQ(s.seed, 1u);
   EXPECT_EQ(s.compiler.path, "c++");
   EXPECT_EQ(s.space.label(s.defaults), "TILE=16,UNROLL=1,LAYOUT=row");

@@ -5,6 +5,7 @@
 
 #include "backends.hpp"
 #include "commands.hpp"
+#include "failure_summary.hpp"
 #include "header.hpp"
 #include "render.hpp"
 #include "spec.hpp"
@@ -115,6 +116,8 @@ int run_tune(const TuneArgs& a) {
   std::cout << "[adaexplore] " << spec.name << ": done (" << report.stop_reason << "), " << report.outcomes.size()
             << " evaluations (" << report.new_evaluations << " new) in " << report.wall_s << " s; results in "
             << results_path.string() << std::endl;
+  for (const auto& line : failure_alignment(spec.space, report.outcomes))
+    std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
   if (!report.best) {
     std::cerr << "adaexplore-tuner tune: " << spec.name << ": no configuration compiled, ran and verified; "
               << "no header written. Statuses:";

@@ -174,7 +174,7 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
       s.budget_seconds = b["seconds"].get<double>();
     }
   }
-  s.strategy = optional_string(j, "strategy", "ga", file, "strategy");
+  s.strategy = optional_string(j, "strategy", "adaexplore", file, "strategy");
   if (j.contains("strategy_options") && !j["strategy_options"].is_object())
     fail(file, "strategy_options", "must be an object {\"option\": value}");
   s.strategy_options = j.value("strategy_options", nlohmann::json::object());

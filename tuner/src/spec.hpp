@@ -12,7 +12,7 @@
 //   "constraints": ["TILE * TILE <= 1024"],  // product or Kernel Tuner (Python) syntax, see expr.hpp
 //   "defaults": {"TILE": 32, "UNROLL": 4},   // the baseline; default: first valid configuration
 //   "budget": {"evaluations": 100, "seconds": 0},   // seconds 0: no time limit
-//   "strategy": "ga", "strategy_options": {}, "seed": 1,
+//   "strategy": "adaexplore", "strategy_options": {}, "seed": 1,   // strategy default adaexplore
 //   "compiler": {"path": "nvcc", "flags": ["-O3"], "arch": "sm_90", "include_dirs": [], "definitions": [],
 //                "timeout_s": 120},
 //   "run": {"timeout_s": 30, "args": []},
@@ -61,7 +61,7 @@ struct Spec {
   bool defaults_given = false;
   std::size_t budget_evaluations = 100;
   double budget_seconds = 0;
-  std::string strategy = "ga";
+  std::string strategy = "adaexplore";
   nlohmann::json strategy_options = nlohmann::json::object();
   std::uint64_t seed = 1;
   CompilerSpec compiler;
