@@ -32,6 +32,7 @@ else
 fi
 
 summary=()
+mkdir -p "$build/examples"
 for ex in "${examples[@]}"; do
   src="$root/examples/$ex"
   out="$build/examples/$ex"
