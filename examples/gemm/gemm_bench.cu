@@ -211,5 +211,9 @@ int main(int argc, char** argv) {
     v.rel_l2_error = std::max(v.rel_l2_error, v0.rel_l2_error);
     return v;
   };
+  // The driver's verdict on this configuration's block before any launch (more threads than the
+  // kernel's registers allow is resource_limit, with the figures), and its occupancy in the record.
+  bench.check_launch(tiled_sgemm::sgemm_kernel<gemm_tuning::Policy>, dim3(gemm_tuning::Policy::kThreads), 0,
+                     "sgemm_kernel");
   return bench.run(launch, verify);
 }

@@ -4,7 +4,8 @@
 // Inputs are random (never zeros), the output is poisoned before the checked run, and every
 // element is compared with the host's float sum exactly: a + b is one correctly rounded IEEE
 // operation on both sides, so any difference is a wrong or unwritten element.
-// The record's figure of merit is GB/s = 3 * n * 4 bytes / median time.
+// The record's figure of merit is GB/s = 3 * n * 4 bytes / median time; its "kernels" entry holds
+// the driver's figures for the kernel and block (registers, occupancy; Benchmark::check_launch).
 //
 // Arguments after the harness's own: --n N  (problem size; default 134217728).
 #include <adaexplore/harness.cuh>
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < n; ++i) expected[i] = a.host()[i] + b.host()[i];
   bench.bytes(3.0 * static_cast<double>(n) * sizeof(float));
 
+  // The driver's verdict on this configuration's block before any launch, and its registers and
+  // occupancy in the record.
+  using Policy = vector_add_tuning::Policy;
+  bench.check_launch(vecadd::vector_add_kernel<Policy>, dim3(Policy::kBlockSize), 0, "vector_add_kernel");
   const adaexplore::Tolerance exact{/*rel=*/0.0, /*abs=*/0.0};
   return bench.run(
       [&](cudaStream_t s) { vector_add_tuning::launch(a.get(), b.get(), c.get(), n, s); },

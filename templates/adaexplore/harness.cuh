@@ -15,6 +15,7 @@
 //     std::vector<float> ref(n);
 //     for (std::size_t i = 0; i < n; ++i) ref[i] = a.host()[i] + b.host()[i];
 //     bench.bytes(3.0 * n * sizeof(float));        // for GB/s in the record
+//     bench.check_launch(vector_add_kernel, dim3(256));  // the driver's verdict, before any launch
 //     return bench.run([&](cudaStream_t s) { launch_vector_add(a.get(), b.get(), c.get(), n, s); },
 //                      [&] { return bench.compare(c, ref); });
 //   }
@@ -28,6 +29,15 @@
 // before_each(fn) runs a user hook before every run, untimed (e.g. zero an atomic counter).
 // Kernels using more than 48 KiB of dynamic shared memory: bench.dynamic_shared(kernel, bytes)
 // sets cudaFuncAttributeMaxDynamicSharedMemorySize (resource_limit when above the opt-in limit).
+// check_launch(kernel, block, dynamic_shared, name) asks the driver, before any launch, whether the
+// kernel can run with that block and shared memory (cudaFuncGetAttributes: registers, the kernel's
+// maxThreadsPerBlock, static/dynamic shared and local bytes; cudaOccupancyMaxActiveBlocksPerMultiprocessor:
+// blocks per SM and occupancy) and records it in the record's "kernels" array. A block the kernel
+// cannot run (more threads than its maxThreadsPerBlock, which registers and launch bounds lower
+// below the device's 1024; more shared memory than allowed) is `resource_limit` with the figures in
+// the message, instead of a launch error: ptxas's registers x threads is no proof that a block fits
+// (allocation granularity), the driver's attributes are. A block over the device's own limits (more
+// than 1024 threads) is left to the launch, which fails for real: `launch_error`.
 //
 // Timing: CUDA events recorded on the benchmark's stream around each launch, after warm-up;
 // L2 flushed (a memset of twice the L2 size) before every timed run, outside the timed region;
@@ -39,6 +49,8 @@
 
 #include <functional>
 #include <memory>
+#include <string>
+#include <typeinfo>
 
 #include "harness_common.hpp"
 
@@ -91,6 +103,14 @@ class Benchmark {
     check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
     check(cudaDeviceGetAttribute(&optin_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
           "cudaDeviceGetAttribute(shared opt-in)");
+    check(cudaDeviceGetAttribute(&max_threads_, cudaDevAttrMaxThreadsPerBlock, device),
+          "cudaDeviceGetAttribute(max threads per block)");
+    const cudaDeviceAttr dims[3] = {cudaDevAttrMaxBlockDimX, cudaDevAttrMaxBlockDimY, cudaDevAttrMaxBlockDimZ};
+    for (int d = 0; d < 3; ++d)
+      check(cudaDeviceGetAttribute(&max_block_dim_[d], dims[d], device), "cudaDeviceGetAttribute(max block dim)");
+    check(cudaDeviceGetAttribute(&threads_per_sm_, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+          "cudaDeviceGetAttribute(max threads per SM)");
+    check(cudaDeviceGetAttribute(&warp_size_, cudaDevAttrWarpSize, device), "cudaDeviceGetAttribute(warp size)");
     flush_bytes_ = 2 * static_cast<std::size_t>(l2);
     if (flush_bytes_) flush_ = allocate<char>(flush_bytes_, "L2 flush buffer");
   }
@@ -156,6 +176,73 @@ class Benchmark {
                                static_cast<int>(bytes)), "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
   }
 
+  /// Asks the driver whether `kernel` can launch with `block` threads and `dynamic_shared` bytes of
+  /// dynamic shared memory per block, before any launch, and records what it says in the result
+  /// record's "kernels" array (KernelRecord in harness_common.hpp): cudaFuncGetAttributes
+  /// (numRegs, maxThreadsPerBlock, sharedSizeBytes, localSizeBytes, maxDynamicSharedSizeBytes) and
+  /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for this block and shared size (blocks per SM,
+  /// occupancy = active warps / the SM's maximum warps). Call it once per kernel the launch
+  /// enqueues, before run(), and after dynamic_shared() for a kernel that opts in. `name` labels
+  /// the record; empty: the runtime's (mangled) name where it has cudaFuncGetName, else typeid.
+  ///
+  /// Registers x threads from ptxas do not prove a block fits (registers are allocated per warp
+  /// in units of 256, and launch bounds cap a kernel's block); the driver's figures do. It fails:
+  ///  - resource_limit when the threads per block exceed the kernel's maxThreadsPerBlock (below the
+  ///    device's limit: registers or __launch_bounds__), when the dynamic shared memory exceeds the
+  ///    kernel's maxDynamicSharedSizeBytes, or static + dynamic exceeds the device's opt-in limit
+  ///    per block (the launch would fail with cudaErrorLaunchOutOfResources or
+  ///    cudaErrorInvalidValue, which the harness would report as launch_error). The message is the
+  ///    evidence: "block of 1024 threads > 896, the kernel's maxThreadsPerBlock at 72 registers per
+  ///    thread".
+  ///  - nothing, when the block exceeds the device's own limits (more than maxThreadsPerBlock, 1024,
+  ///    threads, or a dimension over maxBlockDim): no kernel can launch that, so the record says
+  ///    launchable false and why, and the launch itself fails for real (cudaErrorInvalidConfiguration,
+  ///    or cudaErrorInvalidValue for a kernel with __launch_bounds__): status launch_error.
+  /// Every CUDA call is checked (check()).
+  template <class Kernel>
+  void check_launch(Kernel kernel, dim3 block, std::size_t dynamic_shared = 0, std::string name = {}) {
+    const void* func = reinterpret_cast<const void*>(kernel);
+    cudaFuncAttributes attributes{};
+    check(cudaFuncGetAttributes(&attributes, func), "cudaFuncGetAttributes");
+    KernelRecord k;
+    k.name = name.empty() ? kernel_name<Kernel>(func) : name;
+    k.block[0] = block.x, k.block[1] = block.y, k.block[2] = block.z;
+    k.threads_per_block = static_cast<long>(block.x) * block.y * block.z;
+    k.registers = attributes.numRegs;
+    k.max_threads_per_block = attributes.maxThreadsPerBlock;
+    k.static_shared_bytes = static_cast<long>(attributes.sharedSizeBytes);
+    k.dynamic_shared_bytes = static_cast<long>(dynamic_shared);
+    k.max_dynamic_shared_bytes = attributes.maxDynamicSharedSizeBytes;
+    k.local_bytes = static_cast<long>(attributes.localSizeBytes);
+    k.reason = device_limit_violation(block, k.threads_per_block);
+    if (!k.reason.empty()) {  // left to the launch, which fails for real (see above)
+      k.launchable = false;
+      record_.kernels.push_back(k);
+      return;
+    }
+    k.reason = kernel_limit_violation(k);
+    if (!k.reason.empty()) {
+      k.launchable = false;
+      record_.kernels.push_back(k);
+      fail("resource_limit", "", k.name + ": " + k.reason + " (the driver's cudaFuncGetAttributes)");
+    }
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, func, static_cast<int>(k.threads_per_block),
+                                                        dynamic_shared),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    const long warps_per_block = (k.threads_per_block + warp_size_ - 1) / warp_size_;
+    k.warps_per_sm = static_cast<int>(k.blocks_per_sm * warps_per_block);
+    k.occupancy = static_cast<double>(k.warps_per_sm) / (threads_per_sm_ / warp_size_);
+    if (k.blocks_per_sm == 0) {
+      k.launchable = false;
+      k.reason = "no block of " + std::to_string(k.threads_per_block) + " threads with " +
+                 std::to_string(k.static_shared_bytes + k.dynamic_shared_bytes) +
+                 " bytes of shared memory fits on an SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor gives 0)";
+      record_.kernels.push_back(k);
+      fail("resource_limit", "", k.name + ": " + k.reason);
+    }
+    record_.kernels.push_back(k);
+  }
+
   /// Compares an output buffer with the reference.
   template <typename T>
   Verification compare(const DeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tol = {}) {
@@ -215,6 +302,48 @@ class Benchmark {
                                                        std::to_string(n * sizeof(T)) + " bytes): " + cudaGetErrorString(e));
     return std::shared_ptr<T>(p, [](T* q) { cudaFree(q); });
   }
+  // The runtime's name for the kernel (cudaFuncGetName, CUDA 12.4 and newer), else the C++ type.
+  template <class Kernel>
+  std::string kernel_name(const void* func) {
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
+    const char* text = nullptr;
+    if (cudaFuncGetName(&text, func) == cudaSuccess && text && *text) return text;
+    (void)cudaGetLastError();  // a label only: fall back to the type's name
+#else
+    (void)func;
+#endif
+    return typeid(Kernel).name();
+  }
+  // Why no kernel at all can launch `block` on this device; empty when it is within its limits.
+  std::string device_limit_violation(dim3 block, long threads) const {
+    const unsigned dims[3] = {block.x, block.y, block.z};
+    for (int d = 0; d < 3; ++d)
+      if (dims[d] == 0 || dims[d] > static_cast<unsigned>(max_block_dim_[d]))
+        return "block dimension " + std::string(1, "xyz"[d]) + " = " + std::to_string(dims[d]) +
+               " is outside 1.." + std::to_string(max_block_dim_[d]) +
+               ", the device's maxBlockDim; left to the launch, which fails with an invalid configuration";
+    if (threads > max_threads_)
+      return "block of " + std::to_string(threads) + " threads > " + std::to_string(max_threads_) +
+             ", the device's maxThreadsPerBlock; left to the launch, which fails with an invalid configuration";
+    return {};
+  }
+  // Why this kernel cannot launch with its record's shape (its own limits); empty when it can.
+  std::string kernel_limit_violation(const KernelRecord& k) const {
+    if (k.threads_per_block > k.max_threads_per_block)
+      return "block of " + std::to_string(k.threads_per_block) + " threads > " +
+             std::to_string(k.max_threads_per_block) + ", the kernel's maxThreadsPerBlock at " +
+             std::to_string(k.registers) + " registers per thread";
+    if (k.dynamic_shared_bytes > k.max_dynamic_shared_bytes)
+      return std::to_string(k.dynamic_shared_bytes) + " bytes of dynamic shared memory > " +
+             std::to_string(k.max_dynamic_shared_bytes) +
+             ", the kernel's maxDynamicSharedSizeBytes (raise it with dynamic_shared(kernel, bytes), up to " +
+             std::to_string(optin_shared_ - k.static_shared_bytes) + ")";
+    if (k.static_shared_bytes + k.dynamic_shared_bytes > optin_shared_)
+      return std::to_string(k.static_shared_bytes) + " static + " + std::to_string(k.dynamic_shared_bytes) +
+             " dynamic bytes of shared memory > " + std::to_string(optin_shared_) +
+             ", the device's sharedMemPerBlockOptin";
+    return {};
+  }
   template <typename T>
   DeviceBuffer<T> make(std::size_t n, bool random = true) {
     DeviceBuffer<T> b;
@@ -248,6 +377,7 @@ class Benchmark {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   int optin_shared_ = 48 * 1024;
+  int max_threads_ = 1024, max_block_dim_[3] = {1024, 1024, 64}, threads_per_sm_ = 2048, warp_size_ = 32;
   std::size_t flush_bytes_ = 0;
   std::shared_ptr<char> flush_;
   std::vector<std::function<void()>> restores_, poisons_;

@@ -10,8 +10,15 @@
 //    "time_ms": {"median", "mean", "min", "max", "stdev", "samples": n, "values": [...]},
 //    "warmup_runs": n, "verification": {"checked", "mismatches", "max_abs_error", "max_rel_error",
 //    "rel_l2_error", "first_mismatch": {"index", "got", "expected"}},
-//    "figures": {"bytes": b, "flops": f, "GB/s": x, "GFLOP/s": y}}
-// and exits 0 when status is "ok", non-zero otherwise. A program that dies (signal) or exits
+//    "figures": {"bytes": b, "flops": f, "GB/s": x, "GFLOP/s": y},
+//    "kernels": [{"name", "block": [x, y, z], "threads_per_block", "registers",
+//                 "max_threads_per_block", "static_shared_bytes", "dynamic_shared_bytes",
+//                 "max_dynamic_shared_bytes", "local_bytes", "blocks_per_sm", "warps_per_sm",
+//                 "occupancy", "launchable", "reason"}]}
+// and exits 0 when status is "ok", non-zero otherwise. "kernels" (CUDA harness only, present when
+// the benchmark called Benchmark::check_launch) holds what the driver says of each kernel and
+// launch shape: cudaFuncGetAttributes and cudaOccupancyMaxActiveBlocksPerMultiprocessor, see
+// KernelRecord; a kernel with "launchable": false is the evidence of a failed status. A program that dies (signal) or exits
 // without writing FILE is classified by the tuner from its exit status and stderr.
 #pragma once
 
@@ -167,6 +174,27 @@ void fill_random(T* data, std::size_t n, std::mt19937_64& rng) {
   fill_random(data, n, static_cast<std::uint64_t>(rng()));
 }
 
+/// One kernel and launch shape as the driver sees them (Benchmark::check_launch in harness.cuh).
+/// Figures from cudaFuncGetAttributes (registers .. local_bytes) and
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor (blocks_per_sm); units as named.
+struct KernelRecord {
+  std::string name;                       // as given, else the runtime's (mangled) name
+  unsigned block[3] = {1, 1, 1};          // blockDim of the launch
+  long threads_per_block = 0;             // block[0] * block[1] * block[2]
+  int registers = 0;                      // per thread (numRegs)
+  int max_threads_per_block = 0;          // the kernel's limit (maxThreadsPerBlock): the device's
+                                          // 1024, or less where registers or launch bounds limit it
+  long static_shared_bytes = 0;           // per block (sharedSizeBytes)
+  long dynamic_shared_bytes = 0;          // per block, as the launch asks for
+  long max_dynamic_shared_bytes = 0;      // the kernel's current limit (maxDynamicSharedSizeBytes)
+  long local_bytes = 0;                   // per thread (localSizeBytes: stack, spills)
+  int blocks_per_sm = 0;                  // resident blocks per SM; 0 when it cannot launch
+  int warps_per_sm = 0;                   // blocks_per_sm * warps per block
+  double occupancy = 0;                   // warps_per_sm / (maxThreadsPerMultiProcessor / 32)
+  bool launchable = true;                 // false: the launch cannot succeed; reason says why
+  std::string reason;                     // "block of 1024 threads > 896, the kernel's ..."
+};
+
 /// Everything that goes into the result record.
 struct ResultRecord {
   std::string status = "ok";
@@ -177,6 +205,7 @@ struct ResultRecord {
   bool verified = false;
   Verification verification;
   double bytes = 0, flops = 0;
+  std::vector<KernelRecord> kernels;
 };
 
 inline std::string json_string(const std::string& s) {
@@ -239,7 +268,24 @@ inline std::string to_json(const ResultRecord& r) {
     j << sep << "\"flops\": " << json_number(r.flops);
     if (r.time.median > 0) j << ", \"GFLOP/s\": " << json_number(r.flops / (r.time.median * 1e6));
   }
-  j << "}}";
+  j << "}";
+  if (!r.kernels.empty()) {
+    j << ", \"kernels\": [";
+    for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+      const KernelRecord& k = r.kernels[i];
+      j << (i ? ", " : "") << "{\"name\": " << json_string(k.name) << ", \"block\": [" << k.block[0] << ", "
+        << k.block[1] << ", " << k.block[2] << "], \"threads_per_block\": " << k.threads_per_block
+        << ", \"registers\": " << k.registers << ", \"max_threads_per_block\": " << k.max_threads_per_block
+        << ", \"static_shared_bytes\": " << k.static_shared_bytes
+        << ", \"dynamic_shared_bytes\": " << k.dynamic_shared_bytes
+        << ", \"max_dynamic_shared_bytes\": " << k.max_dynamic_shared_bytes << ", \"local_bytes\": " << k.local_bytes
+        << ", \"blocks_per_sm\": " << k.blocks_per_sm << ", \"warps_per_sm\": " << k.warps_per_sm
+        << ", \"occupancy\": " << json_number(k.occupancy) << ", \"launchable\": " << (k.launchable ? "true" : "false")
+        << ", \"reason\": " << json_string(k.reason) << "}";
+    }
+    j << "]";
+  }
+  j << "}";
   return j.str();
 }
 

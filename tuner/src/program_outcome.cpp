@@ -69,21 +69,45 @@ Timing timing_of(const nlohmann::json& record) {
     throw ProtocolError("its result record has status ok but no \"time_ms\" object");
   const auto& t = record["time_ms"];
   Timing timing{finite_number(t, "median"), finite_number(t, "mean"),  finite_number(t, "min"),
-                finite_number(t, "max"),    finite_number(t, "stdev"), t.value("samples", 0)};
+                finite_number(t, "max"),    finite_number(t, "stdev"), t.value("samples", 0), {}};
   if (timing.samples <= 0)
     throw ProtocolError("its result record's time_ms.samples is not a positive count");
+  // The per-run times (optional: a harness before they were recorded writes none).
+  if (t.contains("values")) {
+    if (!t["values"].is_array())
+      throw ProtocolError("its result record's time_ms.values is not an array of ms");
+    for (const auto& v : t["values"]) {
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        throw ProtocolError("its result record's time_ms.values has " + v.dump() +
+                            ", not a number of ms >= 0");
+      timing.values_ms.push_back(v.get<double>());
+    }
+  }
   return timing;
 }
 
-// Figures (GB/s, GFLOP/s, ...), verification, CUDA error name: everything the record adds.
+// Figures (GB/s, GFLOP/s, ...), verification, the driver's view of the kernels, CUDA error name:
+// everything the record adds.
 nlohmann::json extra_of(const nlohmann::json& record) {
   nlohmann::json extra = nlohmann::json::object();
   if (record.contains("figures") && record["figures"].is_object()) extra = record["figures"];
-  for (const char* key : {"verification", "warmup_runs"})
+  if (record.contains("kernels") && !record["kernels"].is_array())
+    throw ProtocolError("its result record's \"kernels\" is not an array");
+  for (const char* key : {"verification", "warmup_runs", "kernels"})
     if (record.contains(key)) extra[key] = record[key];
   const std::string error_name = record.value("error_name", std::string());
   if (!error_name.empty()) extra["error_name"] = error_name;
   return extra;
+}
+
+// Whether the driver refused a kernel before its launch (Benchmark::check_launch: a "kernels" entry
+// with "launchable": false). A backend measures only what its static check let through, so a
+// resource_limit that says so is one the static rules missed.
+bool driver_refused_a_kernel(const nlohmann::json& record) {
+  if (!record.contains("kernels") || !record["kernels"].is_array()) return false;
+  for (const auto& k : record["kernels"])
+    if (k.is_object() && k.value("launchable", true) == false) return true;
+  return false;
 }
 
 Outcome failed_record_outcome(const nlohmann::json& record, const ProcessResult& run) {
@@ -94,8 +118,13 @@ Outcome failed_record_outcome(const nlohmann::json& record, const ProcessResult&
     summary = error_name + ": " + summary;
   if (summary.empty())
     summary = "the benchmark reported " + std::string(to_string(status)) + " without a message";
+  const bool missed = status == Status::resource_limit && driver_refused_a_kernel(record);
+  if (missed)
+    summary += "; the tuner's static check (ptxas report against the device's limits) let this "
+               "configuration through: the static rules missed it";
   Outcome o = process_failure(status, summary, run);
   o.extra = extra_of(record);
+  if (missed) o.extra["static_check_missed"] = true;
   return o;
 }
 
