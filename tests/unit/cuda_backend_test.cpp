@@ -143,6 +143,35 @@ TEST_F(CudaBackendTest, StackOverTheLimitIsResourceLimitFromTheStaticCheck) {
   EXPECT_EQ(p.resources.size(), 2u);
 }
 
+// The spec's launch shape (here claiming SHARED * 8 threads per block) and the real ptxas report:
+// 2048 threads is resource_limit before any run, saying where the figure came from.
+TEST_F(CudaBackendTest, TooManyThreadsFromTheLaunchShapeIsResourceLimit) {
+  nlohmann::json j = spec_json();
+  j["launch"] = {{"threads_per_block", "SHARED * 8"}};
+  const Spec s = spec(j);
+  auto backend = make_cuda_backend(s, DeviceInfo{});
+  const Prepared p = backend->prepare(s.space.config_from_texts({{"SHARED", "256"}, {"MODE", "0"}, {"LOCAL", "0"}}));
+  ASSERT_TRUE(p.failure);
+  EXPECT_EQ(p.failure->status, Status::resource_limit) << p.failure->message;
+  const std::string first_line = p.failure->message.substr(0, p.failure->message.find('\n'));
+  EXPECT_EQ(first_line.rfind("fill_kernel(", 0), 0u) << first_line;
+  EXPECT_NE(first_line.find("): 2048 threads per block, over the device's limit of 1024 threads (sm_90, static "
+                            "check; launch.threads_per_block \"SHARED * 8\" = 2048)"),
+            std::string::npos)
+      << first_line;
+  EXPECT_EQ(p.failure->extra["resource"], "threads") << p.failure->extra.dump();
+  EXPECT_EQ(p.failure->extra["used"], 2048);
+  EXPECT_EQ(p.failure->extra["limit"], 1024);
+  ASSERT_EQ(p.resources.size(), 1u);  // the figures ptxas reported are kept
+  EXPECT_GT(p.resources.front().registers, 0);
+
+  j["launch"] = {{"threads_per_block", "SHARED"}};  // 256 threads: fits
+  const Spec fits = spec(j);
+  const Prepared q = make_cuda_backend(fits, DeviceInfo{})->prepare(
+      fits.space.config_from_texts({{"SHARED", "256"}, {"MODE", "0"}, {"LOCAL", "0"}}));
+  EXPECT_FALSE(q.failure) << q.failure->message;
+}
+
 TEST_F(CudaBackendTest, SyntaxErrorIsCompileErrorWithTheMessage) {
   const Prepared p = prepare(256, 1);
   ASSERT_TRUE(p.failure);

@@ -14,6 +14,8 @@
 #include "commands.hpp"
 #include "program_backend.hpp"
 #include "render.hpp"
+#include "strategy.hpp"
+#include "tuner.hpp"
 
 namespace adaexplore {
 namespace {
@@ -120,6 +122,8 @@ TEST_F(HostBackendTest, GoodRunIsTimedAndLeavesRenderedSourceAndLogs) {
   EXPECT_GT(*o.objective, 0);
   EXPECT_EQ(*o.objective, o.timing->median_ms);
   EXPECT_GE(o.timing->samples, 10);
+  ASSERT_EQ(o.timing->values_ms.size(), static_cast<std::size_t>(o.timing->samples));  // time_ms.values
+  EXPECT_EQ(*std::min_element(o.timing->values_ms.begin(), o.timing->values_ms.end()), o.timing->min_ms);
   EXPECT_LE(o.timing->min_ms, o.timing->median_ms);
   EXPECT_EQ(o.extra["verification"]["mismatches"], 0);
   EXPECT_TRUE(o.extra.contains("GB/s"));
@@ -178,6 +182,62 @@ TEST_F(HostBackendTest, EndlessLoopIsKilledAtTheRunTimeLimit) {
   EXPECT_NE(o.message.find("run time limit of 1.5 s"), std::string::npos) << o.message;
   EXPECT_GE(o.stage_ms.at("run"), 1500);
   EXPECT_LT(o.stage_ms.at("run"), 10000);
+}
+
+// The defaults (kOk) run in tens of milliseconds; with factor 10 and floor 0.5 s the endless loop
+// is killed after max(0.5 s, 10 x the defaults' run), far below the 20 s cap. Through the tuning
+// loop, which calibrates the backend with the baseline.
+TEST_F(HostBackendTest, RunTimeLimitIsDerivedFromTheDefaultsRun) {
+  nlohmann::json j = spec_json();
+  j["parameters"][0]["values"] = {kOk, kHang};
+  j["defaults"] = {{"MODE", kOk}};
+  j["run"]["timeout_s"] = 20;
+  j["run"]["timeout_factor"] = 10;
+  j["run"]["timeout_floor_s"] = 0.5;
+  const Spec s = spec(j);
+  auto backend = make_host_backend(s);
+  StrategyOptions strategy_options;
+  auto strategy = make_strategy("random", s.space, strategy_options);
+  TuneOptions options;
+  options.budget = 2;
+  const TuneReport r = run_tuning(s.space, s.defaults, *backend, *strategy, options, nullptr);
+  ASSERT_EQ(r.outcomes.size(), 2u);
+  const Outcome& defaults = r.outcomes[0];
+  const Outcome& hang = r.outcomes[1];
+  ASSERT_EQ(defaults.status, Status::ok) << defaults.message;
+  const double derived_s = std::max(0.5, 10 * defaults.stage_ms.at("run") / 1000);
+  EXPECT_LT(derived_s, 5.0) << "the defaults' run took " << defaults.stage_ms.at("run") << " ms";
+  EXPECT_EQ(hang.status, Status::timeout) << hang.message;
+  EXPECT_GE(hang.stage_ms.at("run"), derived_s * 1000 - 1);
+  EXPECT_LT(hang.stage_ms.at("run"), 10000);  // under half the cap
+  EXPECT_NEAR(static_cast<ProgramBackend&>(*backend).run_limit().seconds, derived_s, 1e-9);
+  const std::string second_line = hang.message.substr(hang.message.find('\n') + 1);
+  EXPECT_EQ(second_line.rfind("  limit: ", 0), 0u) << hang.message;
+  EXPECT_NE(second_line.find("x the defaults' run time"), std::string::npos) << hang.message;
+  EXPECT_NE(second_line.find("cap run.timeout_s 20 s"), std::string::npos) << hang.message;
+}
+
+TEST(RunLimit, CapFloorAndFactor) {
+  EXPECT_EQ(cap_run_limit(30).seconds, 30);
+  EXPECT_NE(cap_run_limit(30).derivation.find("not known yet"), std::string::npos);
+  // 10 x 0.02 s = 0.2 s, raised to the floor.
+  const RunLimit floor = derive_run_limit(30, 10, 5, 0.02);
+  EXPECT_EQ(floor.seconds, 5);
+  EXPECT_EQ(floor.derivation,
+            "the floor run.timeout_floor_s 5 s, above run.timeout_factor 10 x the defaults' run time 0.02 s = 0.2 s "
+            "(cap run.timeout_s 30 s)");
+  // 10 x 1.2 s = 12 s, between floor and cap.
+  const RunLimit scaled = derive_run_limit(30, 10, 5, 1.2);
+  EXPECT_DOUBLE_EQ(scaled.seconds, 12);
+  EXPECT_EQ(scaled.derivation, "run.timeout_factor 10 x the defaults' run time 1.2 s (floor 5 s, cap run.timeout_s 30 s)");
+  // 10 x 4 s = 40 s, over the cap.
+  const RunLimit capped = derive_run_limit(30, 10, 5, 4);
+  EXPECT_EQ(capped.seconds, 30);
+  EXPECT_EQ(capped.derivation.rfind("the cap run.timeout_s 30 s, below", 0), 0u) << capped.derivation;
+  EXPECT_EQ(derive_run_limit(30, 10, 50, 1).seconds, 30);  // a floor over the cap: the cap
+  EXPECT_EQ(derive_run_limit(0, 10, 5, 4).seconds, 40);    // no cap
+  EXPECT_EQ(derive_run_limit(30, 0, 5, 0.01).seconds, 30);  // factor 0: the cap alone
+  EXPECT_EQ(derive_run_limit(0, 0, 5, 0.01).seconds, 0);    // no limit at all
 }
 
 TEST_F(HostBackendTest, ExitWithoutRecordIsCrashWithExitCodeAndStderr) {

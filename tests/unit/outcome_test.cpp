@@ -74,6 +74,33 @@ TEST(OutcomeJson, SuccessKeepsObjectiveAndSignal) {
   EXPECT_EQ(back.label, "TILE=16,TYPE=float");
 }
 
+TEST(OutcomeJson, TimingKeepsItsPerRunValuesAndOlderRecordsWithoutThemLoad) {
+  const Space s = space();
+  Outcome o;
+  o.config = {0, 0};
+  o.status = Status::slow;
+  o.objective = 0.5;
+  o.timing = Timing{0.5, 0.51, 0.49, 0.55, 0.02, 3, {0.49, 0.5, 0.55}};
+  const nlohmann::json j = to_json(o, s);
+  EXPECT_EQ(j["status"], "slow");
+  EXPECT_EQ(j["timing"]["values_ms"], (nlohmann::json{0.49, 0.5, 0.55}));
+  const Outcome back = outcome_from_json(j, s);
+  EXPECT_EQ(back.status, Status::slow);
+  ASSERT_TRUE(back.timing);
+  EXPECT_EQ(back.timing->values_ms, o.timing->values_ms);
+  EXPECT_EQ(back.timing->samples, 3);
+  // A record written before values_ms existed.
+  nlohmann::json older = j;
+  older["timing"].erase("values_ms");
+  const Outcome old = outcome_from_json(older, s);
+  ASSERT_TRUE(old.timing);
+  EXPECT_TRUE(old.timing->values_ms.empty());
+  EXPECT_DOUBLE_EQ(old.timing->median_ms, 0.5);
+  // Without values, none are written.
+  o.timing->values_ms.clear();
+  EXPECT_FALSE(to_json(o, s)["timing"].contains("values_ms"));
+}
+
 TEST(OutcomeJson, UnknownValueOrStatusIsAnError) {
   const Space s = space();
   EXPECT_THROW(outcome_from_json({{"config", {{"TILE", 64}, {"TYPE", "float"}}}, {"status", "ok"}}, s),

@@ -3,6 +3,8 @@
 // calculator (<cuda_occupancy.h>, header-only host code).
 #include "resource_check.hpp"
 
+#include "spec.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -130,6 +132,46 @@ TEST(ResourceCheck, ThreadsPerBlock) {
   EXPECT_EQ(v->what, Resource::threads);
   EXPECT_EQ(v->reason, "vector_add: 1025 threads per block, over the device's limit of 1024 threads");
   EXPECT_FALSE(check_resources(add, limits("sm_80"), LaunchShape{}));  // block size unknown
+}
+
+// The spec's "launch" expressions evaluated per configuration (spec.hpp) feed the check: a block
+// of BLOCK_X * BLOCK_Y threads over 1024 is a threads violation for the kernels of a real report.
+TEST(ResourceCheck, LaunchShapeFromTheSpecsExpressions) {
+  const nlohmann::json j = {
+      {"name", "k"},
+      {"backend", "cuda"},
+      {"template", "k.cu.in"},
+      {"benchmark", "k_bench.cu"},
+      {"parameters", {{{"name", "BLOCK_X"}, {"values", {0, 32, 64}}}, {{"name", "BLOCK_Y"}, {"values", {8, 32}}}}},
+      {"defaults", {{"BLOCK_X", 32}, {"BLOCK_Y", 8}}},
+      {"launch",
+       {{"threads_per_block", "BLOCK_X * BLOCK_Y"},
+        {"dynamic_shared_bytes", "4 * 2048 / BLOCK_X * BLOCK_Y"},
+        {"dynamic_shared_opt_in", false}}}};
+  const Spec spec = parse_spec(j, "/specs/k.json");
+  auto shape = [&](const std::string& x, const std::string& y) {
+    return launch_shape(spec.launch, spec.space, spec.space.config_from_texts({{"BLOCK_X", x}, {"BLOCK_Y", y}}));
+  };
+  EXPECT_EQ(shape("32", "8").threads_per_block, 256);
+  EXPECT_EQ(shape("32", "8").dynamic_shared_bytes, 2048);
+  EXPECT_FALSE(shape("32", "8").dynamic_shared_opt_in);
+  EXPECT_FALSE(shape("0", "8").threads_per_block);         // 0 threads: not a block size, left unchecked
+  EXPECT_EQ(shape("0", "8").dynamic_shared_bytes, 0);       // 8192 / 0 = NaN: unknown, 0
+
+  const auto kernels = report("sm_90.txt");
+  const KernelResources& add = kernel(kernels, "vector_add");
+  EXPECT_FALSE(check_resources(add, limits("sm_90"), shape("32", "32")));  // 1024 threads
+  const auto v = check_resources(kernels, limits("sm_90"), shape("64", "32"));  // vector_add comes first
+  ASSERT_TRUE(v);
+  EXPECT_EQ(v->what, Resource::threads);
+  EXPECT_EQ(v->used, 2048);
+  EXPECT_EQ(v->reason, "vector_add: 2048 threads per block, over the device's limit of 1024 threads");
+  // 43680 bytes of static shared memory + 8192 / 32 * 32 = 8192 dynamic, without the opt-in: over 48 KiB.
+  const auto shared = check_resources(kernel(kernels, kTile104), limits("sm_90"), shape("32", "32"));
+  ASSERT_TRUE(shared);
+  EXPECT_EQ(shared->what, Resource::shared_memory);
+  EXPECT_EQ(shared->used, 43680 + 8192);
+  EXPECT_EQ(shared->limit, 48 * 1024);
 }
 
 TEST(ResourceCheck, RegistersPerThreadAndLocalMemory) {

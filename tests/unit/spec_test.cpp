@@ -237,5 +237,79 @@ TEST(Spec, WrongTypesAreSpecErrorsNamingTheKey) {
   EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: run.args");
 }
 
+TEST(Spec, RunTimeLimitFactorAndFloor) {
+  const Spec defaults = parse_spec(good_spec(), kFile);
+  EXPECT_DOUBLE_EQ(defaults.run_timeout_factor, 10);
+  EXPECT_DOUBLE_EQ(defaults.run_timeout_floor_s, 5);
+  json j = good_spec();
+  j["run"]["timeout_factor"] = 4;
+  j["run"]["timeout_floor_s"] = 0.5;
+  const Spec s = parse_spec(j, kFile);
+  EXPECT_DOUBLE_EQ(s.run_timeout_factor, 4);
+  EXPECT_DOUBLE_EQ(s.run_timeout_floor_s, 0.5);
+  j["run"]["timeout_factor"] = 0;  // the cap alone
+  EXPECT_DOUBLE_EQ(parse_spec(j, kFile).run_timeout_factor, 0);
+  for (const json& bad : {json(0.5), json("ten"), json(-1)}) {
+    j = good_spec();
+    j["run"]["timeout_factor"] = bad;
+    EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: run.timeout_factor: must be a number >= 1");
+  }
+  for (const json& bad : {json(-0.1), json("5 s")}) {
+    j = good_spec();
+    j["run"]["timeout_floor_s"] = bad;
+    EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: run.timeout_floor_s: must be a number of seconds >= 0");
+  }
+  j = good_spec();
+  j["run"]["timeout_flor_s"] = 1;
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: run.timeout_flor_s: unknown key");
+}
+
+TEST(Spec, LaunchExpressionsAreParsedOverTheParameters) {
+  EXPECT_FALSE(parse_spec(good_spec(), kFile).launch.threads_per_block);
+  json j = good_spec();
+  j["launch"] = {{"threads_per_block", "TILE * UNROLL"}, {"dynamic_shared_bytes", 4096}, {"dynamic_shared_opt_in", false}};
+  const Spec s = parse_spec(j, kFile);
+  ASSERT_TRUE(s.launch.threads_per_block);
+  EXPECT_EQ(s.launch.threads_per_block->text(), "TILE * UNROLL");
+  EXPECT_EQ(s.launch.threads_per_block->parameters(), (std::vector<std::size_t>{0, 1}));
+  ASSERT_TRUE(s.launch.dynamic_shared_bytes);
+  EXPECT_EQ(s.launch.dynamic_shared_bytes->text(), "4096");
+  EXPECT_FALSE(s.launch.dynamic_shared_opt_in);
+  j["launch"] = {{"threads_per_block", "TILE"}};
+  const Spec threads_only = parse_spec(j, kFile);
+  EXPECT_FALSE(threads_only.launch.dynamic_shared_bytes);
+  EXPECT_TRUE(threads_only.launch.dynamic_shared_opt_in);  // the default
+}
+
+TEST(Spec, BadLaunchSectionsNameTheFileAndField) {
+  const std::pair<json, const char*> cases[] = {
+      {{{"threads_per_block", "TILE * UNROL"}}, "/specs/gemm.json: launch.threads_per_block: "},
+      {{{"threads_per_block", "TILE *"}}, "/specs/gemm.json: launch.threads_per_block: "},
+      {{{"threads_per_block", true}}, "/specs/gemm.json: launch.threads_per_block: must be an expression"},
+      {{{"threads_per_block", "TILE / 64"}},  // 0.5 for the defaults
+       "/specs/gemm.json: launch.threads_per_block: \"TILE / 64\" gives 0.5 for the defaults TILE=32,UNROLL=3,LAYOUT=row; "
+       "it must give a whole number >= 1 (threads)"},
+      {{{"threads_per_block", "LAYOUT"}}, "/specs/gemm.json: launch.threads_per_block: \"LAYOUT\" gives 'row'"},
+      {{{"dynamic_shared_bytes", "TILE - 64"}}, "/specs/gemm.json: launch.dynamic_shared_bytes: \"TILE - 64\" gives -32"},
+      {{{"dynamic_shared_opt_in", "yes"}}, "/specs/gemm.json: launch.dynamic_shared_opt_in: must be true or false"},
+      {{{"threads", "TILE"}}, "/specs/gemm.json: launch.threads: unknown key"},
+      {json::array(), "/specs/gemm.json: launch: must be an object"},
+  };
+  for (const auto& [launch, expected] : cases) {
+    json j = good_spec();
+    j["launch"] = launch;
+    EXPECT_CONTAINS(error_of(j), expected);
+  }
+  // The unknown parameter is named, with the known ones.
+  json j = good_spec();
+  j["launch"] = {{"threads_per_block", "TILE * UNROL"}};
+  EXPECT_CONTAINS(error_of(j), "UNROL");
+  // Only the cuda backend launches kernels.
+  j = good_spec();
+  j["backend"] = "host";
+  j["launch"] = {{"threads_per_block", "TILE"}};
+  EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: launch: only the cuda backend launches kernels");
+}
+
 }  // namespace
 }  // namespace adaexplore

@@ -39,6 +39,11 @@ class Backend {
   virtual Outcome measure(Prepared& prepared) = 0;
   /// Evaluations the backend can prepare concurrently (compile workers); 1 = sequential.
   virtual std::size_t parallelism() const { return 1; }
+  /// Told the baseline's (the defaults') outcome once it is known, whether just measured or read
+  /// from an earlier results file, and only when it succeeded; before any other configuration is
+  /// measured. Called from the thread that calls measure(), never while measure() runs (prepare()
+  /// may run concurrently). ProgramBackend derives its run time limit from it.
+  virtual void calibrate(const Outcome& baseline) { (void)baseline; }
 };
 
 }  // namespace adaexplore

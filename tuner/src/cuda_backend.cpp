@@ -1,6 +1,8 @@
 // `cuda`: the benchmark built with nvcc for one architecture (never -arch=native: the tuning
 // target is explicit), the ptxas report read into the kernels' resources and checked against the
-// device's limits before any GPU time is spent; the benchmark times with CUDA events.
+// device's limits before any GPU time is spent (with the launch shape of the spec's "launch"
+// section, when given: threads per block, registers per block, dynamic shared memory); the
+// benchmark times with CUDA events.
 #include <stdexcept>
 
 #include "backends.hpp"
@@ -68,13 +70,26 @@ class CudaBackend final : public ProgramBackend {
       return resource_limit("ptxas rejected the kernel: " + rejected->message, compile,
                             rejected->what, rejected->kernel, rejected->used, rejected->limit);
     }
-    const auto violation = check_resources(prepared.resources, limits_);
+    const LaunchShape launch = launch_shape(spec().launch, spec().space, prepared.config);
+    const auto violation = check_resources(prepared.resources, limits_, launch);
     if (!violation) return std::nullopt;
-    return resource_limit(violation->reason + " (" + arch_ + ", static check)", compile,
-                          violation->what, violation->kernel, violation->used, violation->limit);
+    return resource_limit(violation->reason + " (" + arch_ + ", static check" + launch_source(launch) + ")",
+                          compile, violation->what, violation->kernel, violation->used, violation->limit);
   }
 
  private:
+  // "; launch.threads_per_block "BLOCK * 2" = 2048": where the launch figures came from.
+  std::string launch_source(const LaunchShape& launch) const {
+    std::string text;
+    if (spec().launch.threads_per_block && launch.threads_per_block)
+      text += "; launch.threads_per_block \"" + spec().launch.threads_per_block->text() +
+              "\" = " + std::to_string(*launch.threads_per_block);
+    if (spec().launch.dynamic_shared_bytes)
+      text += "; launch.dynamic_shared_bytes \"" + spec().launch.dynamic_shared_bytes->text() +
+              "\" = " + std::to_string(launch.dynamic_shared_bytes);
+    return text;
+  }
+
   static Outcome resource_limit(const std::string& summary, const ProcessResult& compile,
                                 Resource what, const std::string& kernel, long used, long limit) {
     Outcome o = process_failure(Status::resource_limit, summary, compile);

@@ -45,6 +45,7 @@ nlohmann::json to_json(const Outcome& o, const Space& space) {
   if (o.timing)
     j["timing"] = {{"median_ms", o.timing->median_ms}, {"mean_ms", o.timing->mean_ms}, {"min_ms", o.timing->min_ms},
                    {"max_ms", o.timing->max_ms},       {"stdev_ms", o.timing->stdev_ms}, {"samples", o.timing->samples}};
+  if (o.timing && !o.timing->values_ms.empty()) j["timing"]["values_ms"] = o.timing->values_ms;
   if (!o.resources.empty()) {
     nlohmann::json r = nlohmann::json::array();
     for (const auto& k : o.resources)
@@ -74,7 +75,8 @@ Outcome outcome_from_json(const nlohmann::json& j, const Space& space) {
   if (j.contains("timing")) {
     const auto& t = j["timing"];
     o.timing = Timing{t.value("median_ms", 0.0), t.value("mean_ms", 0.0), t.value("min_ms", 0.0),
-                      t.value("max_ms", 0.0),    t.value("stdev_ms", 0.0), t.value("samples", 0)};
+                      t.value("max_ms", 0.0),    t.value("stdev_ms", 0.0), t.value("samples", 0), {}};
+    if (t.contains("values_ms")) o.timing->values_ms = t["values_ms"].get<std::vector<double>>();  // optional
   }
   if (j.contains("resources"))
     for (const auto& r : j["resources"])

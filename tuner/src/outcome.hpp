@@ -51,10 +51,14 @@ struct KernelResources {
   std::string arch;         // the target ptxas compiled for, "sm_90"
 };
 
-/// Sample statistics of the objective in milliseconds.
+/// Sample statistics of the objective in milliseconds (from the benchmark's record, time_ms).
+/// New fields go at the end: records are built by aggregate initialisation in order.
 struct Timing {
   double median_ms = 0, mean_ms = 0, min_ms = 0, max_ms = 0, stdev_ms = 0;
   int samples = 0;
+  /// The per-run times behind the statistics (time_ms.values), in run order; empty in records
+  /// that do not carry them (older results files, replayed caches). See significance.hpp.
+  std::vector<double> values_ms;
 };
 
 struct Outcome {

@@ -27,6 +27,7 @@ std::string rendered_name(const fs::path& template_path) {
 
 std::string seconds(double s) {
   std::ostringstream text;
+  text.precision(4);
   text << s << " s";
   return text.str();
 }
@@ -61,6 +62,30 @@ std::vector<std::string> include_flags(const Spec& spec, const fs::path& eval_di
 
 }  // namespace
 
+RunLimit cap_run_limit(double cap_s) {
+  if (cap_s <= 0) return {0, "no limit (run.timeout_s 0)"};
+  return {cap_s, "the cap run.timeout_s " + seconds(cap_s) + " (the defaults' run time is not known yet)"};
+}
+
+RunLimit derive_run_limit(double cap_s, double factor, double floor_s, double baseline_run_s) {
+  if (factor <= 0) {
+    RunLimit limit = cap_run_limit(cap_s);
+    if (cap_s > 0) limit.derivation = "the cap run.timeout_s " + seconds(cap_s) + " (run.timeout_factor 0)";
+    return limit;
+  }
+  const double scaled = factor * baseline_run_s;
+  std::ostringstream from;
+  from << "run.timeout_factor " << factor << " x the defaults' run time " << seconds(baseline_run_s);
+  const std::string cap = cap_s > 0 ? "cap run.timeout_s " + seconds(cap_s) : std::string("no cap");
+  if (cap_s > 0 && std::max(floor_s, scaled) > cap_s)
+    return {cap_s, "the cap run.timeout_s " + seconds(cap_s) + ", below " + from.str() + " = " +
+                       seconds(std::max(floor_s, scaled))};
+  if (floor_s >= scaled)
+    return {floor_s, "the floor run.timeout_floor_s " + seconds(floor_s) + ", above " + from.str() + " = " +
+                         seconds(scaled) + " (" + cap + ")"};
+  return {scaled, from.str() + " (floor " + seconds(floor_s) + ", " + cap + ")"};
+}
+
 fs::path harness_dir(const Spec& spec) {
   std::vector<fs::path> candidates;
   if (const char* from_env = std::getenv("ADAEXPLORE_HARNESS_DIR"); from_env && *from_env)
@@ -83,7 +108,10 @@ fs::path harness_dir(const Spec& spec) {
 }
 
 ProgramBackend::ProgramBackend(const Spec& spec)
-    : spec_(spec), harness_(harness_dir(spec)), template_text_(read_file(spec.template_path)) {
+    : spec_(spec),
+      harness_(harness_dir(spec)),
+      template_text_(read_file(spec.template_path)),
+      run_limit_(cap_run_limit(spec.run_timeout_s)) {
   if (find_program(spec_.compiler.path).empty())
     throw std::runtime_error(spec_.backend + " backend: compiler '" + spec_.compiler.path +
                              "' not found (" + spec_.file.string() +
@@ -186,11 +214,22 @@ Outcome ProgramBackend::measure(Prepared& prepared) {
   fs::remove(record, ec);  // a record from an earlier tuning must not answer for this run
   const ProcessResult run =
       run_process(run_command(prepared, record),
-                  logged_options(prepared.directory, "run", spec_.run_timeout_s));
-  Outcome outcome = benchmark_outcome(run, record, spec_.run_timeout_s);
+                  logged_options(prepared.directory, "run", run_limit_.seconds));
+  Outcome outcome = benchmark_outcome(run, record, run_limit_.seconds);
+  if (outcome.status == Status::timeout) {  // the first line stays the signature of the failure
+    const std::size_t end = std::min(outcome.message.find('\n'), outcome.message.size());
+    outcome.message.insert(end, "\n  limit: " + run_limit_.derivation);
+  }
   outcome.stage_ms["run"] = run.wall_ms;
   fs::remove(prepared.executable, ec);
   return outcome;
+}
+
+void ProgramBackend::calibrate(const Outcome& baseline) {
+  const auto run = baseline.stage_ms.find("run");
+  if (!is_success(baseline.status) || run == baseline.stage_ms.end()) return;
+  run_limit_ = derive_run_limit(spec_.run_timeout_s, spec_.run_timeout_factor,
+                                spec_.run_timeout_floor_s, run->second / 1000.0);
 }
 
 }  // namespace adaexplore

@@ -24,6 +24,19 @@
 
 namespace adaexplore {
 
+/// A benchmark run's time limit and how it was derived (spec.hpp: run.timeout_s is the cap,
+/// run.timeout_factor and run.timeout_floor_s derive it from the defaults' run).
+struct RunLimit {
+  double seconds = 0;      // 0: no limit
+  std::string derivation;  // "the floor run.timeout_floor_s 5 s, above run.timeout_factor 10 x ..."
+};
+
+/// The limit before the defaults ran: the cap run.timeout_s alone.
+RunLimit cap_run_limit(double cap_s);
+/// min(cap_s, max(floor_s, factor x baseline_run_s)), a cap of 0 meaning none; the cap alone when
+/// factor is 0. Seconds throughout.
+RunLimit derive_run_limit(double cap_s, double factor, double floor_s, double baseline_run_s);
+
 /// The folder holding adaexplore/harness_common.hpp: $ADAEXPLORE_HARNESS_DIR, else the built-in
 /// one, else the first of the spec's include dirs that has it. Throws std::runtime_error naming
 /// where it looked and how to set it.
@@ -35,8 +48,13 @@ class ProgramBackend : public Backend {
   /// review_compile() decides). Thread-safe: every configuration has its own folder.
   Prepared prepare(const Config& config) final;
   /// Runs the benchmark (spec run args, time limit), classifies the run (program_outcome.hpp),
-  /// removes the executable.
+  /// removes the executable. A timeout's message says the limit and its derivation (second line).
   Outcome measure(Prepared& prepared) final;
+  /// Derives the run time limit of later runs from the defaults' run wall time
+  /// (baseline.stage_ms["run"]); see derive_run_limit. Called between measure() calls.
+  void calibrate(const Outcome& baseline) final;
+  /// The time limit measure() applies now.
+  const RunLimit& run_limit() const { return run_limit_; }
   /// spec.jobs, else the number of hardware threads.
   std::size_t parallelism() const override;
 
@@ -67,6 +85,7 @@ class ProgramBackend : public Backend {
   std::filesystem::path harness_;
   std::string template_text_;
   std::string version_output_;
+  RunLimit run_limit_;  // read and written only by the measuring thread (measure, calibrate)
 };
 
 }  // namespace adaexplore

@@ -1,7 +1,10 @@
 #include "resource_check.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include "spec.hpp"
 
 namespace adaexplore {
 namespace {
@@ -116,6 +119,22 @@ std::optional<ResourceViolation> check_resources(const KernelResources& kernel, 
   if (auto v = check_total_shared(kernel, limits, launch)) return v;
   if (auto v = check_registers_per_block(kernel, limits, launch)) return v;
   return check_local(kernel);
+}
+
+LaunchShape launch_shape(const LaunchSpec& launch, const Space& space, const Config& config) {
+  auto whole = [&](const std::optional<Expr>& e, double minimum) -> std::optional<long> {
+    if (!e) return std::nullopt;
+    const ExprValue v = e->evaluate([&](std::size_t i) { return space.value(config, i).as_expr(); });
+    if (v.is_string || !std::isfinite(v.number) || v.number < minimum || v.number != std::floor(v.number) ||
+        v.number > static_cast<double>(std::numeric_limits<int>::max()))
+      return std::nullopt;
+    return static_cast<long>(v.number);
+  };
+  LaunchShape shape;
+  if (const auto threads = whole(launch.threads_per_block, 1)) shape.threads_per_block = static_cast<int>(*threads);
+  shape.dynamic_shared_bytes = whole(launch.dynamic_shared_bytes, 0).value_or(0);
+  shape.dynamic_shared_opt_in = launch.dynamic_shared_opt_in;
+  return shape;
 }
 
 std::optional<ResourceViolation> check_resources(const std::vector<KernelResources>& kernels,

@@ -28,6 +28,14 @@ struct LaunchShape {
   bool dynamic_shared_opt_in = true;
 };
 
+struct LaunchSpec;  // spec.hpp: the spec's "launch" expressions
+
+/// The launch shape of `config` from the spec's "launch" section: its expressions evaluated with
+/// the configuration's values. A figure without an expression, or whose value is not a whole
+/// number (threads >= 1, bytes >= 0; e.g. NaN after a division by zero), stays unknown
+/// (threads_per_block unset; dynamic_shared_bytes 0), so the checks that need it are skipped.
+LaunchShape launch_shape(const LaunchSpec& launch, const Space& space, const Config& config);
+
 /// Why one kernel cannot launch: which resource, the figure and the limit, and a sentence naming
 /// the kernel, the figure, the limit and the unit.
 struct ResourceViolation {

@@ -1,5 +1,6 @@
 #include "spec.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -68,8 +69,61 @@ double optional_seconds(const nlohmann::json& j, const char* key, double fallbac
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
                                              "constraints", "defaults", "budget", "strategy", "strategy_options",
-                                             "seed", "compiler", "run", "work_dir", "jobs", "$comment"};
+                                             "seed", "compiler", "run", "work_dir", "jobs", "launch", "$comment"};
   return keys;
+}
+
+// run.timeout_factor: 0 (the cap alone) or a number >= 1.
+double timeout_factor(const nlohmann::json& run, const std::filesystem::path& file) {
+  if (!run.contains("timeout_factor")) return 10.0;
+  const auto& f = run["timeout_factor"];
+  if (!f.is_number() || !(f.get<double>() == 0 || f.get<double>() >= 1))
+    fail(file, "run.timeout_factor",
+         "must be a number >= 1 (the run time limit is this many times the defaults' run time) or 0 (the "
+         "cap run.timeout_s alone), not " + f.dump());
+  return f.get<double>();
+}
+
+// One expression of "launch": a string (or a number) over the parameters, whole for the defaults.
+std::optional<Expr> launch_expression(const nlohmann::json& launch, const char* key, double minimum, const Spec& s,
+                                      const std::filesystem::path& file) {
+  if (!launch.contains(key)) return std::nullopt;
+  const std::string where = std::string("launch.") + key;
+  const auto& v = launch[key];
+  if (!v.is_string() && !v.is_number())
+    fail(file, where, "must be an expression over the parameters (a string such as \"BLOCK_X * BLOCK_Y\"), not " +
+                          v.dump());
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  std::optional<Expr> e;
+  try {
+    e = Expr::parse(text, s.space.names());
+  } catch (const ExprError& error) {
+    fail(file, where, std::string(error.what()) + "; write an arithmetic expression over the parameters");
+  }
+  const ExprValue at_defaults = e->evaluate([&](std::size_t i) { return s.space.value(s.defaults, i).as_expr(); });
+  if (at_defaults.is_string || !std::isfinite(at_defaults.number) || at_defaults.number < minimum ||
+      at_defaults.number != std::floor(at_defaults.number))
+    fail(file, where, "\"" + text + "\" gives " + (at_defaults.is_string ? "'" + at_defaults.text + "'" : Value::from_number(at_defaults.number).text) +
+                          " for the defaults " + s.space.label(s.defaults) + "; it must give a whole number >= " +
+                          Value::from_number(minimum).text + " (" + (minimum >= 1 ? "threads" : "bytes") + ")");
+  return e;
+}
+
+LaunchSpec parse_launch(const nlohmann::json& j, const Spec& s, const std::filesystem::path& file) {
+  LaunchSpec launch;
+  if (!j.contains("launch")) return launch;
+  const nlohmann::json l =
+      section(j, "launch", {"threads_per_block", "dynamic_shared_bytes", "dynamic_shared_opt_in"}, file);
+  if (s.backend != "cuda")
+    fail(file, "launch", "only the cuda backend launches kernels; remove \"launch\" for backend " + s.backend);
+  launch.threads_per_block = launch_expression(l, "threads_per_block", 1, s, file);
+  launch.dynamic_shared_bytes = launch_expression(l, "dynamic_shared_bytes", 0, s, file);
+  if (l.contains("dynamic_shared_opt_in")) {
+    if (!l["dynamic_shared_opt_in"].is_boolean())
+      fail(file, "launch.dynamic_shared_opt_in", "must be true or false, not " + l["dynamic_shared_opt_in"].dump());
+    launch.dynamic_shared_opt_in = l["dynamic_shared_opt_in"].get<bool>();
+  }
+  return launch;
 }
 
 }  // namespace
@@ -193,13 +247,20 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     s.compiler.include_dirs.push_back(resolve(file, d).string());
   s.compiler.definitions = string_list(compiler, "definitions", file, "compiler");
   s.compiler.timeout_s = optional_seconds(compiler, "timeout_s", 120.0, file, "compiler.timeout_s");
-  const nlohmann::json run = section(j, "run", {"timeout_s", "args"}, file);
+  const nlohmann::json run = section(j, "run", {"timeout_s", "timeout_factor", "timeout_floor_s", "args"}, file);
   s.run_timeout_s = optional_seconds(run, "timeout_s", 30.0, file, "run.timeout_s");
+  s.run_timeout_factor = timeout_factor(run, file);
+  if (run.contains("timeout_floor_s") && (!run["timeout_floor_s"].is_number() || run["timeout_floor_s"].get<double>() < 0))
+    fail(file, "run.timeout_floor_s",
+         "must be a number of seconds >= 0 (the least run time limit derived from the defaults' run), not " +
+             run["timeout_floor_s"].dump());
+  s.run_timeout_floor_s = run.value("timeout_floor_s", 5.0);
   s.run_args = string_list(run, "args", file, "run");
   s.work_dir = resolve(file, optional_string(j, "work_dir", s.name + ".work", file, "work_dir"));
   if (j.contains("jobs") && (!j["jobs"].is_number_integer() || j["jobs"].get<long long>() < 0))
     fail(file, "jobs", "must be a non-negative integer (0: one per core)");
   s.jobs = j.value("jobs", std::size_t{0});
+  s.launch = parse_launch(j, s, file);
   return s;
 }
 

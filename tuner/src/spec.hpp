@@ -15,10 +15,29 @@
 //   "strategy": "adaexplore", "strategy_options": {}, "seed": 1,   // strategy default adaexplore
 //   "compiler": {"path": "nvcc", "flags": ["-O3"], "arch": "sm_90", "include_dirs": [], "definitions": [],
 //                "timeout_s": 120},
-//   "run": {"timeout_s": 30, "args": []},
+//   "run": {"timeout_s": 30, "timeout_factor": 10, "timeout_floor_s": 5, "args": []},
+//   "launch": {"threads_per_block": "(BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N)",   // optional, cuda
+//              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true},
 //   "work_dir": "build/adaexplore/gemm",      // evaluations' files; default <spec folder>/<name>.work
 //   "jobs": 0                                 // parallel compiles; 0 = number of cores
 // }
+//
+// The run time limit of a benchmark run (seconds): run.timeout_s is the cap (0: none) and the
+// limit of the defaults' run; once the defaults ran successfully, every later run gets
+//   min(timeout_s, max(timeout_floor_s, timeout_factor x the defaults' run wall time))
+// (the wall time of the whole benchmark process: start, warm-up, measurement, verification).
+// timeout_factor 0 keeps the cap alone; otherwise it must be >= 1. A run over its limit is killed
+// and recorded as `timeout`, its message saying the limit and how it was derived.
+//
+// "launch" (cuda only) tells the static resource check (resource_check.hpp) how the benchmark
+// launches the kernel, as expressions over the parameters (expr.hpp syntax, numeric):
+// threads_per_block (blockDim.x * y * z; checked against the device's 1024 threads per block and,
+// with the ptxas register count, its registers per block) and dynamic_shared_bytes (bytes of
+// dynamic shared memory per block, default 0); dynamic_shared_opt_in (default true) says whether
+// the benchmark raises cudaFuncAttributeMaxDynamicSharedMemorySize, without which a block gets at
+// most 48 KiB in all. The shape applies to every kernel of the benchmark's ptxas report. Both
+// expressions must give a whole number (threads >= 1, bytes >= 0) for the defaults; for another
+// configuration, a value that is not (a division by zero, a fraction) leaves that figure unchecked.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +68,13 @@ struct CompilerSpec {
   double timeout_s = 120;
 };
 
+/// The spec's "launch" section: expressions over the space's parameters (see above).
+struct LaunchSpec {
+  std::optional<Expr> threads_per_block;     // threads per block
+  std::optional<Expr> dynamic_shared_bytes;  // bytes per block
+  bool dynamic_shared_opt_in = true;
+};
+
 struct Spec {
   std::filesystem::path file;  // where the spec was read from (messages, relative paths)
   std::string name;
@@ -65,10 +91,13 @@ struct Spec {
   nlohmann::json strategy_options = nlohmann::json::object();
   std::uint64_t seed = 1;
   CompilerSpec compiler;
-  double run_timeout_s = 30;
+  double run_timeout_s = 30;         // the cap of every run's time limit; 0: no cap
+  double run_timeout_factor = 10;    // limit = factor x the defaults' run wall time; 0: cap alone
+  double run_timeout_floor_s = 5;    // the derived limit is at least this
   std::vector<std::string> run_args;
   std::filesystem::path work_dir;
   std::size_t jobs = 0;
+  LaunchSpec launch;
   nlohmann::json raw;  // the spec as read, for hashing and the results file header
 };
 
