@@ -1,11 +1,13 @@
 #include "header.hpp"
 
 #include <chrono>
+#include <fstream>
 
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include "process.hpp"
 #include "render.hpp"
 
 namespace adaexplore {
@@ -125,6 +127,134 @@ TEST(Header, WriteFileIfChangedKeepsAnUnchangedHeader) {
   EXPECT_EQ(fs::last_write_time(file), old_time);
   EXPECT_EQ(read_file(file), h);
   fs::remove_all(file.parent_path());
+}
+
+// Two compute capabilities: 8.0 (chosen among two A100s) and 9.0; the defaults as the fallback.
+std::vector<DeviceHeaderEntry> two_devices() {
+  DeviceHeaderEntry a100;
+  a100.compute_capability = 80;
+  a100.config = kWinner;  // TILE_M=128, TILE_N=32, LAYOUT=col, SCALE=1.25
+  a100.info = tuned_info();
+  a100.info.device = {{"name", "NVIDIA A100-SXM4-80GB"}, {"compute_capability", "8.0"}, {"sm_count", 108},
+                      {"driver_version", "12.4"},       {"runtime_version", "12.4"}};
+  a100.why = "the most recent tuning of 2 for compute capability 8.0; not used: NVIDIA A100-PCIE-40GB (tuned "
+             "2024-04-01T00:00:00Z)";
+  DeviceHeaderEntry h100;
+  h100.compute_capability = 90;
+  h100.config = {1, 2, 0, 0};  // TILE_M=32, TILE_N=64, LAYOUT=row, SCALE=0.5
+  h100.info = tuned_info();
+  h100.info.winner = measured(h100.config, 0.5);
+  h100.info.date = "2024-05-02T08:00:00Z";
+  return {a100, h100};
+}
+
+HeaderInfo common_info() {
+  HeaderInfo info;
+  info.kernel = "gemm";
+  info.name_space = "adaexplore::gemm";
+  info.backend = "cuda";
+  return info;
+}
+
+TEST(MultiDeviceHeader, MatchesTheGoldenFile) {
+  const std::string h = render_multi_device_header(gemm_space(), two_devices(), kDefaults, common_info());
+  EXPECT_EQ(h, golden("gemm_multi_device.hpp"));
+  EXPECT_EQ(h, render_multi_device_header(gemm_space(), two_devices(), kDefaults, common_info()));
+}
+
+TEST(MultiDeviceHeader, RefusesParametersItCannotType) {
+  Parameter mixed{"MIXED", {Value::from_number(1), Value::from_text("auto")}};
+  EXPECT_THROW(render_multi_device_header(Space({mixed}, {}), {}, {0}, common_info()), std::invalid_argument);
+  Parameter clash{"tuned", {Value::from_number(1)}};
+  EXPECT_THROW(render_multi_device_header(Space({clash}, {}), {}, {0}, common_info()), std::invalid_argument);
+}
+
+// The header compiled for real: nvcc for sm_75 (no entry: the fallback), sm_80 and sm_90 with
+// static_asserts on the values each device pass sees, and g++ as host-only C++. No GPU needed.
+const char* kDeviceProbe = R"(#include "gemm_multi.hpp"
+namespace g = adaexplore::gemm;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
+#define WANT_M 128
+#define WANT_N 32
+#define WANT_SCALE 1.25
+#define WANT_TUNED true
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+#define WANT_M 32
+#define WANT_N 64
+#define WANT_SCALE 0.5
+#define WANT_TUNED true
+#else  // sm_75 (no entry) and the host pass: the fallback
+#define WANT_M 64
+#define WANT_N 64
+#define WANT_SCALE 0.5
+#define WANT_TUNED false
+#endif
+__global__ void probe(int* out, double* scale) {
+  static_assert(g::TILE_M == WANT_M, "TILE_M of the architecture being compiled");
+  static_assert(g::TILE_N == WANT_N, "TILE_N of the architecture being compiled");
+  static_assert(g::SCALE == WANT_SCALE, "SCALE of the architecture being compiled");
+  static_assert(g::kTuned == WANT_TUNED, "kTuned of the architecture being compiled");
+  constexpr g::Params p = g::params_for(g::kCompiledComputeCapability);
+  static_assert(p.TILE_M == WANT_M && p.tuned == WANT_TUNED, "params_for in device code");
+  out[0] = g::TILE_M * g::TILE_N;
+  scale[0] = g::SCALE;
+}
+static_assert(g::params_for(80).TILE_M == 128 && g::params_for(80).LAYOUT[0] == 'c', "sm_80 entry");
+static_assert(g::kSm90.TILE_N == 64 && g::kSm90.SCALE == 0.5 && g::kSm90.tuned, "sm_90 entry");
+static_assert(!g::params_for(86).tuned && g::params_for(86).TILE_M == 64, "8.6 has no entry: the defaults");
+static_assert(sizeof(g::kComputeCapabilities) / sizeof(int) == 2, "two entries");
+int pick_at_run_time() { return g::current_params().TILE_M; }
+)";
+
+const char* kHostProbe = R"(#include "gemm_multi.hpp"
+namespace g = adaexplore::gemm;
+static_assert(g::TILE_M == 64 && g::TILE_N == 64 && !g::kTuned, "host-only code: the fallback");
+static_assert(g::params_for(80).TILE_M == 128 && g::params_for(80).SCALE == 1.25, "sm_80 entry");
+static_assert(g::params_for(90).TILE_M == 32 && g::params_for(90).LAYOUT[0] == 'r', "sm_90 entry");
+static_assert(!g::kDefaults.tuned && g::kDefaults.TILE_N == 64, "the defaults");
+int pick(int cc) { return g::params_for(cc).TILE_M; }
+)";
+
+class MultiDeviceCompile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("adaexplore-multi-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "gemm_multi.hpp")
+        << render_multi_device_header(gemm_space(), two_devices(), kDefaults, common_info());
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  fs::path dir_;
+};
+
+TEST_F(MultiDeviceCompile, NvccSelectsTheEntryPerArchitectureAtCompileTime) {
+#ifndef ADAEXPLORE_NVCC
+  GTEST_SKIP() << "the tuner was built without the CUDA toolkit (no nvcc)";
+#else
+  std::ofstream(dir_ / "probe.cu") << kDeviceProbe;
+  ProcessOptions o;
+  o.timeout_s = 300;
+  const ProcessResult r = run_process({ADAEXPLORE_NVCC, "-std=c++17", "-c", (dir_ / "probe.cu").string(), "-o",
+                                       (dir_ / "probe.o").string(), "-I", dir_.string(), "-gencode",
+                                       "arch=compute_75,code=sm_75", "-gencode", "arch=compute_80,code=sm_80",
+                                       "-gencode", "arch=compute_90,code=sm_90"},
+                                      o);
+  EXPECT_TRUE(r.ok()) << r.command_line() << "\n" << r.describe() << "\n" << r.err << r.out;
+#endif
+}
+
+TEST_F(MultiDeviceCompile, HostCompilerGetsTheFallbackAndTheSelectorTakingTheComputeCapability) {
+  std::ofstream(dir_ / "probe.cpp") << kHostProbe;
+  const ProcessResult r = run_process({"c++", "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-I", dir_.string(),
+                                       (dir_ / "probe.cpp").string()});
+  EXPECT_TRUE(r.ok()) << r.command_line() << "\n" << r.describe() << "\n" << r.err << r.out;
+  // The probe can fail: a wrong expectation does not compile.
+  std::ofstream(dir_ / "wrong.cpp") << "#include \"gemm_multi.hpp\"\nstatic_assert(adaexplore::gemm::TILE_M == 128, \"\");\n";
+  EXPECT_FALSE(run_process({"c++", "-std=c++17", "-fsyntax-only", "-I", dir_.string(), (dir_ / "wrong.cpp").string()}).ok());
 }
 
 }  // namespace

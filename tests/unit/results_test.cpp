@@ -208,6 +208,117 @@ TEST_F(Results, ForeignJsonFileIsRefused) {
   EXPECT_NE(read_error().find("empty results file"), std::string::npos) << read_error();
 }
 
+TEST_F(Results, CorruptFileErrorSaysWhatIsWrongAndTheCommandThatMovesItAside) {
+  write({ok({0, 0, 0}, 1.0), ok({1, 0, 0}, 2.0)});
+  auto l = lines();
+  l[1] = "{\"index\": 0, \"config\": {\"TILE\": 16}";  // a cut line in the middle: not the last line
+  std::ofstream out(path_, std::ios::binary | std::ios::trunc);
+  for (const auto& line : l) out << line << '\n';
+  out.close();
+  const std::string e = read_error();
+  EXPECT_NE(e.find(path_.string() + ":2: not valid JSON"), std::string::npos) << e;
+  EXPECT_NE(e.find("never repairs or overwrites"), std::string::npos) << e;
+  EXPECT_NE(e.find("mv '" + path_.string() + "' '" + path_.string() + ".corrupt-"), std::string::npos) << e;
+  // The writer refuses it too, and leaves it as it was.
+  const std::string before = read_file(path_);
+  EXPECT_THROW(ResultsWriter(path_, header(), space_), ResultsError);
+  EXPECT_EQ(read_file(path_), before);
+}
+
+TEST_F(Results, RecordWithoutConfigOrWithAnUnknownStatusIsABadRecord) {
+  write({ok({0, 0, 0}, 1.0)});
+  std::ofstream(path_, std::ios::app) << R"({"index": 1, "status": "ok"})" << '\n';
+  EXPECT_NE(read_error().find(path_.string() + ":3: bad record (a record needs a \"config\" object)"), std::string::npos)
+      << read_error();
+  fs::remove(path_);
+  write({ok({0, 0, 0}, 1.0)});
+  std::ofstream(path_, std::ios::app) << R"({"config": {"TILE": 16, "LAYOUT": "row", "SCALE": 0.1}, "status": "fast"})" << '\n';
+  EXPECT_NE(read_error().find(":3: bad record (unknown status 'fast')"), std::string::npos) << read_error();
+}
+
+TEST_F(Results, WriterRefusesAFileOfAnotherKeyQuotingBoth) {
+  write({ok({0, 0, 0}, 1.0)});
+  ResultsHeader other = header();
+  other.key = content_hash("something else");
+  try {
+    ResultsWriter w(path_, other, space_);
+    FAIL() << "expected an error";
+  } catch (const ResultsError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(path_.string() + ":1: holds results of key " + header().key), std::string::npos) << m;
+    EXPECT_NE(m.find("this tuning has key " + other.key), std::string::npos) << m;
+  }
+}
+
+TEST_F(Results, ReadersKeepTheFirstRecordOfAConfiguration) {
+  write({ok({0, 0, 0}, 1.0), ok({1, 0, 0}, 2.0), ok({0, 0, 0}, 0.5), failed({1, 0, 0}, Status::crash, "x")});
+  const ResultsFile f = read_results(path_, space_);
+  ASSERT_EQ(f.outcomes.size(), 2u);
+  EXPECT_EQ(f.duplicates, 2u);
+  EXPECT_EQ(*f.outcomes[0].objective, 1.0);
+  EXPECT_EQ(f.outcomes[1].status, Status::ok);
+  ResultsWriter w(path_, header(), space_);
+  const ResultsFile again = w.read_existing();
+  EXPECT_EQ(again.outcomes.size(), 2u);
+  EXPECT_EQ(again.duplicates, 2u);
+  EXPECT_EQ(again.header.started, "2024-05-01T12:00:00Z");
+  EXPECT_EQ(again.header.host, "");  // the test's header names none
+}
+
+TEST_F(Results, WritersSharingAFileSeeEachOthersRecords) {
+  ResultsWriter a(path_, header(), space_), b(path_, header(), space_);
+  EXPECT_TRUE(a.read_existing().outcomes.empty());
+  b.read_existing();
+  a.append(ok({0, 0, 0}, 1.0));
+  EXPECT_TRUE(a.take_foreign().empty());  // its own record
+  b.append(ok({1, 0, 0}, 2.0));
+  auto seen_by_b = b.take_foreign();
+  ASSERT_EQ(seen_by_b.size(), 1u);
+  EXPECT_EQ(seen_by_b[0].config, (Config{0, 0, 0}));
+  a.append(ok({2, 0, 0}, 3.0));
+  auto seen_by_a = a.take_foreign();
+  ASSERT_EQ(seen_by_a.size(), 1u);
+  EXPECT_EQ(seen_by_a[0].config, (Config{1, 0, 0}));
+  const auto l = lines();
+  ASSERT_EQ(l.size(), 4u);
+  for (std::size_t i = 1; i < l.size(); ++i) {
+    const auto j = nlohmann::json::parse(l[i]);
+    EXPECT_EQ(j["index"], i - 1);
+    EXPECT_EQ(j["origin"]["pid"], static_cast<long>(::getpid()));
+  }
+  // Moved aside by another process (--retune): the next append starts a new file with its header.
+  fs::rename(path_, path_.string() + ".retune-x");
+  a.append(ok({0, 1, 0}, 4.0));
+  const auto fresh = lines();
+  ASSERT_EQ(fresh.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(fresh[0])["format"], "adaexplore-results");
+  EXPECT_EQ(nlohmann::json::parse(fresh[1])["index"], 0);
+}
+
+TEST_F(Results, HalfWrittenLineOfAKilledWriterIsCutByTheNextAppendWithAWarning) {
+  ResultsWriter w(path_, header(), space_);
+  w.append(ok({0, 0, 0}, 1.0));
+  std::ofstream(path_, std::ios::app) << R"({"index": 1, "config": {"TILE")";  // another process killed mid-line
+  w.append(ok({1, 0, 0}, 2.0));
+  const auto warnings = w.take_warnings();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(path_.string() + ":3: dropped a half-written last record"), std::string::npos) << warnings[0];
+  const ResultsFile f = read_results(path_, space_);
+  EXPECT_TRUE(f.warnings.empty());
+  ASSERT_EQ(f.outcomes.size(), 2u);
+  EXPECT_EQ(nlohmann::json::parse(lines()[2])["index"], 1);
+}
+
+TEST_F(Results, HeaderKeepsFieldsItDoesNotKnow) {
+  ResultsHeader h = header();
+  h.other = {{"future_field", 7}};
+  h.merged_from = nlohmann::json::array({{{"path", "/x"}, {"host", "b"}}});
+  const ResultsHeader back = header_from_json(header_to_json(h), path_, 1);
+  EXPECT_EQ(back.other, h.other);
+  EXPECT_EQ(back.merged_from, h.merged_from);
+  EXPECT_EQ(back.key, h.key);
+}
+
 TEST(ContentHash, IsStableAndDiscriminating) {
   EXPECT_EQ(content_hash("abc"), content_hash("abc"));
   EXPECT_NE(content_hash("abc"), content_hash("abd"));

@@ -1,10 +1,12 @@
-// `tune`: run a tuning from a spec, append to the results file, write the header.
+// `tune`: run a tuning from a spec, append to the results file (or the tuning database), write
+// the header; `tune --cached`: the header from the database's stored winner, evaluating nothing.
 // `defaults`: write the header of the spec's defaults (no GPU, no tuning), saying why.
 #include <iostream>
 #include <memory>
 
 #include "backends.hpp"
 #include "commands.hpp"
+#include "database.hpp"
 #include "failure_summary.hpp"
 #include "header.hpp"
 #include "render.hpp"
@@ -15,49 +17,80 @@ namespace adaexplore {
 namespace {
 
 struct TuneArgs {
-  std::string spec, header, results, strategy, arch;
-  std::size_t budget = 0, jobs = 0;
+  std::string spec, header, results, database, strategy, arch;
+  std::size_t budget = 0, jobs = 0, warm_start = 4;
   std::uint64_t seed = 0;
   bool seed_given = false;
   double time_limit_s = -1;
   int device = 0;
-  bool fresh = false, quiet = false;
+  bool fresh = false, retune = false, cached = false, quiet = false;
 };
-
-// Everything that makes stored results valid for this tuning. Budget, strategy, seed, jobs and
-// the work folder are left out: results stay valid when only those change.
-nlohmann::json key_parts(const Spec& spec, const Backend& backend) {
-  nlohmann::json raw = spec.raw;
-  for (const char* k : {"budget", "strategy", "strategy_options", "seed", "jobs", "work_dir", "$comment"}) raw.erase(k);
-  return {{"spec", content_hash(raw.dump())},
-          {"template", content_hash(read_file(spec.template_path))},
-          {"benchmark", content_hash(read_file(spec.benchmark_path))},
-          {"backend", backend.name()},
-          {"device", backend.device()}};
-}
 
 std::filesystem::path default_path(const Spec& spec, const std::string& given, const std::string& leaf) {
   return given.empty() ? spec.work_dir / leaf : std::filesystem::path(given);
 }
 
-// Loads earlier outcomes with the same key; moves a results file with another key aside.
-std::vector<Outcome> load_previous(const std::filesystem::path& path, const Spec& spec, const std::string& key,
-                                   bool fresh, ResultsHeader& header) {
-  if (!std::filesystem::exists(path)) return {};
-  ResultsFile file = read_results(path, spec.space);
-  for (const auto& w : file.warnings) std::cerr << "[adaexplore] warning: " << w << "\n";
-  if (!fresh && file.header.key == key) {
-    header.started = file.header.started;
-    std::cerr << "[adaexplore] " << spec.name << ": resuming from " << path.string() << " ("
-              << file.outcomes.size() << " evaluations already measured)\n";
-    return file.outcomes;
-  }
+// Without --database: a results file with another key (or any, with --fresh) is moved aside.
+void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec, const std::string& key, bool fresh) {
+  if (!std::filesystem::exists(path)) return;
+  const RawResults file = read_raw_results(path);
+  if (!fresh && file.header.key == key) return;
   const auto aside = path.string() + "." + (file.header.key.empty() ? "old" : file.header.key.substr(0, 12));
   std::filesystem::rename(path, aside);
   std::cerr << "[adaexplore] " << spec.name << ": " << (fresh ? "--fresh given" : "spec, sources or device changed (key " +
                                                                   file.header.key + " -> " + key + ")")
             << "; earlier results kept in " << aside << "\n";
-  return {};
+}
+
+std::string device_words(const nlohmann::json& d) {
+  std::string s = d.value("name", std::string("unknown device"));
+  if (d.contains("compute_capability") && d["compute_capability"].is_string())
+    s += ", compute capability " + d["compute_capability"].get<std::string>();
+  return s;
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) std::cerr << "[adaexplore] warning: " << w << "\n";
+}
+
+// --cached: the header from the key's stored winner; nothing is evaluated.
+int run_cached(const TuneArgs& a, const Spec& spec, const ResultsHeader& header, const std::filesystem::path& path) {
+  const std::string where = "adaexplore-tuner tune --cached: " + spec.name + ": the tuning database " + a.database;
+  const std::string key_words = "key " + header.key.substr(0, 16) + " (" + device_words(header.device) + ")";
+  if (!std::filesystem::exists(path) || std::filesystem::file_size(path) == 0) {
+    std::cerr << where << " holds no results for " << key_words << "; nothing evaluated, no header written\n";
+    return kExitNoResult;
+  }
+  const ResultsFile stored = read_results(path, spec.space);
+  if (stored.header.key != header.key)
+    throw ResultsError(path.string() + ":1: holds key " + stored.header.key + ", this tuning has key " + header.key +
+                       "; move it aside (" + move_aside_command(path) + ")");
+  print_warnings(stored.warnings);
+  const auto best = best_of(stored.outcomes);
+  if (!best) {
+    std::cerr << where << " holds " << stored.outcomes.size() << " evaluations for " << key_words
+              << ", none successful; no header written\n";
+    return kExitNoResult;
+  }
+  const HeaderInfo info = stored_header_info(spec, stored, spec.strategy, spec.seed);
+  const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
+  const bool wrote = write_file_if_changed(header_path, render_header(spec.space, best->config, info));
+  std::cout << "[adaexplore] " << spec.name << ": cached: best " << best->label << " " << *best->objective << " ms ("
+            << stored.outcomes.size() << " evaluations stored in " << path.string() << "); header "
+            << header_path.string() << (wrote ? " written" : " unchanged") << std::endl;
+  return kExitOk;
+}
+
+// --database: the best configurations of the kernel's other keys, evaluated after the defaults.
+std::vector<Config> database_warm_start(const TuneArgs& a, const Spec& spec, const ResultsHeader& header,
+                                        const std::vector<Outcome>& measured) {
+  if (a.warm_start == 0) return {};
+  std::vector<std::string> problems;
+  const auto keys = stored_keys(a.database, spec.name, &problems);
+  for (const auto& p : problems) std::cerr << "[adaexplore] warning: warm start skips " << p << "\n";
+  const WarmStart ws = warm_start(keys, header.key, header.device, spec.space, a.warm_start, measured);
+  if (!ws.configs.empty()) std::cout << "[adaexplore] " << spec.name << ": warm start: " << ws.describe() << std::endl;
+  return ws.configs;
 }
 
 int run_tune(const TuneArgs& a) {
@@ -74,8 +107,9 @@ int run_tune(const TuneArgs& a) {
   if (spec.backend == "cuda") {
     const DeviceInfo device = query_device(a.device);
     if (!device.present) {
-      std::cerr << "adaexplore-tuner tune: no CUDA GPU to tune on: " << device.reason
-                << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)\n";
+      std::cerr << "adaexplore-tuner tune: no CUDA GPU to tune on: " << device.reason;
+      if (!a.cached) std::cerr << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)";
+      std::cerr << "\n";
       return kExitNoGpu;
     }
     backend = make_cuda_backend(spec, device);
@@ -85,15 +119,38 @@ int run_tune(const TuneArgs& a) {
 
   ResultsHeader header;
   header.kernel = spec.name;
-  header.key_parts = key_parts(spec, *backend);
+  header.key_parts = key_parts(spec, backend->name(), backend->device());
   header.key = content_hash(header.key_parts.dump());
   header.device = backend->device();
   header.strategy = spec.strategy;
   header.seed = spec.seed;
   header.started = utc_now();
-  const auto results_path = default_path(spec, a.results, "results.jsonl");
-  const auto previous = load_previous(results_path, spec, header.key, a.fresh, header);
-  ResultsWriter writer(results_path, header, spec.space, previous.size());
+  header.host = host_name();
+  const bool database = !a.database.empty();
+  const auto results_path = database ? database_file(a.database, spec.name, header.key)
+                                     : default_path(spec, a.results, "results.jsonl");
+  if (a.cached) return run_cached(a, spec, header, results_path);
+  if (database && (a.retune || a.fresh)) {
+    const auto aside = set_aside_for_retune(results_path);
+    if (!aside.empty())
+      std::cerr << "[adaexplore] " << spec.name << ": --retune: earlier results of this key kept in " << aside.string()
+                << "\n";
+  } else if (!database) {
+    move_aside_if_other_key(results_path, spec, header.key, a.fresh);
+  }
+  ResultsWriter writer(results_path, header, spec.space);
+  const ResultsFile existing = writer.read_existing();
+  print_warnings(existing.warnings);
+  if (!existing.header.started.empty()) header.started = existing.header.started;  // the file's tuning start
+  if (!existing.outcomes.empty()) {
+    std::cerr << "[adaexplore] " << spec.name << ": resuming from " << results_path.string() << " ("
+              << existing.outcomes.size() << " evaluations already measured";
+    if (existing.duplicates) std::cerr << "; " << existing.duplicates << " later records of the same configurations ignored";
+    std::cerr << ")\n";
+  }
+  if (database)
+    std::cout << "[adaexplore] " << spec.name << ": tuning database " << a.database << ", key "
+              << header.key.substr(0, 16) << " (" << device_words(header.device) << ")" << std::endl;
 
   StrategyOptions so;
   so.seed = spec.seed;
@@ -106,13 +163,15 @@ int run_tune(const TuneArgs& a) {
   options.budget = spec.budget_evaluations;
   options.time_limit_s = spec.budget_seconds;
   options.progress = a.quiet ? nullptr : &std::cout;
+  if (database) options.warm_start = database_warm_start(a, spec, header, existing.outcomes);
   TuneReport report;
   try {
-    report = run_tuning(spec.space, spec.defaults, *backend, *strategy, options, &writer, previous);
+    report = run_tuning(spec.space, spec.defaults, *backend, *strategy, options, &writer, existing.outcomes);
   } catch (const SetupError& e) {
     std::cerr << "adaexplore-tuner tune: " << spec.name << ": stopped: " << e.what() << "\n";
     return kExitTuningFailed;
   }
+  print_warnings(writer.take_warnings());
   std::cout << "[adaexplore] " << spec.name << ": done (" << report.stop_reason << "), " << report.outcomes.size()
             << " evaluations (" << report.new_evaluations << " new) in " << report.wall_s << " s; results in "
             << results_path.string() << std::endl;
@@ -156,19 +215,53 @@ int run_tune(const TuneArgs& a) {
 
 Command register_tune_command(CLI::App& app) {
   auto a = std::make_shared<TuneArgs>();
-  auto* sub = app.add_subcommand("tune", "Tune the kernel a spec describes; write the results file and the header.");
+  auto* sub = app.add_subcommand(
+      "tune",
+      "Tune the kernel a spec describes; write the results file (or the tuning database) and the header.\n"
+      "Exit codes: 0 header written or unchanged; 1 bad input (spec, template, a corrupt or foreign results\n"
+      "file: the message names the file, the line and the `mv` command that moves it aside); 2 no\n"
+      "configuration compiled, ran and verified, or the setup is broken; 3 no CUDA GPU for a cuda tuning, or\n"
+      "(--cached) no successful result stored for the key.");
   sub->add_option("--spec", a->spec, "tuning spec (JSON; format in tuner/src/spec.hpp and docs/)")->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--header", a->header, "header to write (default <work_dir>/<name>.hpp); rewritten only when its content changes");
-  sub->add_option("--results", a->results, "results file, JSON Lines, appended per evaluation (default <work_dir>/results.jsonl); "
-                                           "an existing file with the same key is resumed");
+  auto* results = sub->add_option(
+      "--results", a->results,
+      "results file, JSON Lines, appended per evaluation (default <work_dir>/results.jsonl); an existing file with "
+      "the same key is resumed, one with another key moved aside as <file>.<key first 12 hex>");
+  auto* database = sub->add_option(
+      "--database", a->database,
+      "tuning database folder shared by build trees, created when missing: DIR/<name>/<key first 16 hex>.jsonl, "
+      "one results file per key (format of --results), each with a lock file beside it (<file>.lock) taken per "
+      "append and per read, so tunings may run into one DIR at once. Resumes the key's file; warm-starts from the "
+      "kernel's other keys (see --warm-start). Not with --results");
+  database->excludes(results);
+  auto* fresh = sub->add_flag("--fresh", a->fresh,
+                              "move an existing results file aside (as <file>.<key first 12 hex>) and start over; "
+                              "with --database the same as --retune");
+  auto* retune = sub->add_flag("--retune", a->retune,
+                               "with --database: move the key's stored results aside as <file>.retune-<UTC "
+                               "YYYYMMDDTHHMMSSZ> (kept, never deleted) and tune again");
+  retune->needs(database);
+  auto* cached = sub->add_flag(
+      "--cached", a->cached,
+      "with --database: evaluate nothing; write the header from the key's stored winner. Exit 3 with a one-line "
+      "reason on stderr when the database holds no successful result for the key (or, cuda, there is no GPU to "
+      "compute the key with)");
+  cached->needs(database)->excludes(retune)->excludes(fresh);
+  sub->add_option("--warm-start", a->warm_start,
+                  "with --database: evaluate up to N configurations right after the defaults, the best of the "
+                  "kernel's other keys (another GPU, an edited template or space), round-robin over those keys; "
+                  "the log says how many and from which devices. 0 = off")
+      ->default_val(4);
   sub->add_option("--budget", a->budget, "evaluations, the defaults' included (overrides the spec)");
   sub->add_option("--time-limit", a->time_limit_s, "seconds of tuning after which no new evaluation starts (0 = none)");
   sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)");
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
   sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");
-  sub->add_option("--device", a->device, "cuda: CUDA device index to tune on (default 0)");
-  sub->add_flag("--fresh", a->fresh, "move an existing results file aside and start over");
+  sub->add_option("--device", a->device,
+                  "cuda: CUDA device index to tune on (default 0), recorded in the results with the GPU's UUID and "
+                  "PCI bus id; not part of the key: GPUs of one model share results, other models never");
   sub->add_flag("--quiet", a->quiet, "no progress lines");
   auto* seed = sub->add_option("--seed", a->seed, "random seed (overrides the spec); same seed and outcomes, same proposals");
   return {sub, [a, seed] {

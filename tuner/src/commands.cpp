@@ -15,6 +15,8 @@ void register_commands(CLI::App& app) {
   commands() = {register_tune_command(app), register_defaults_command(app), register_device_command(app),
                 register_strategies_command(app), register_replay_command(app),
                 register_explain_command(app)};
+  commands().push_back(register_merge_command(app));
+  commands().push_back(register_header_command(app));
 }
 
 int run_selected_command(CLI::App& app) {

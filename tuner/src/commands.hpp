@@ -25,5 +25,10 @@ Command register_replay_command(CLI::App& app);      // command_replay.cpp
 
 /// Exit codes.
 inline constexpr int kExitOk = 0, kExitBadInput = 1, kExitTuningFailed = 2, kExitNoGpu = 3;
+/// `tune --cached`, `header --database`: nothing usable stored (the same number as no GPU: in both
+/// cases the caller falls back to a pinned header or the defaults).
+inline constexpr int kExitNoResult = 3;
+Command register_merge_command(CLI::App& app);       // command_merge.cpp
+Command register_header_command(CLI::App& app);      // command_header.cpp
 
 }  // namespace adaexplore

@@ -1,5 +1,6 @@
 #include "device.hpp"
 
+#include <cstdio>
 #include <map>
 
 #ifdef ADAEXPLORE_HAVE_CUDART
@@ -23,6 +24,8 @@ nlohmann::json DeviceInfo::to_json() const {
           {"memory_bytes", memory_bytes},
           {"driver_version", cuda_version_string(driver_version)},
           {"runtime_version", cuda_version_string(runtime_version)},
+          {"uuid", uuid},
+          {"pci_bus_id", pci_bus_id},
           {"limits",
            {{"shared_per_block", limits.shared_per_block},
             {"shared_per_block_optin", limits.shared_per_block_optin},
@@ -88,6 +91,18 @@ DeviceInfo query_device(int index) {
   info.cc_minor = p.minor;
   info.sm_count = p.multiProcessorCount;
   info.memory_bytes = static_cast<long long>(p.totalGlobalMem);
+  {
+    char hex[3 * 16 + 8] = {};
+    std::string id = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+      std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(p.uuid.bytes[i]));
+      id += hex;
+      if (i == 3 || i == 5 || i == 7 || i == 9) id += '-';
+    }
+    info.uuid = id;
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, index) == cudaSuccess) info.pci_bus_id = bus;
+  }
   cudaDriverGetVersion(&info.driver_version);
   cudaRuntimeGetVersion(&info.runtime_version);
   info.limits.shared_per_block = static_cast<long>(p.sharedMemPerBlock);

@@ -32,11 +32,15 @@ struct DeviceInfo {
   long long memory_bytes = 0;
   int driver_version = 0;   // as cudaDriverGetVersion: 1000*major + 10*minor
   int runtime_version = 0;  // as cudaRuntimeGetVersion
+  std::string uuid;         // "GPU-8-4-4-4-12 hex" as nvidia-smi prints it (cudaDeviceProp::uuid); empty if unknown
+  std::string pci_bus_id;   // "0000:3b:00.0" (cudaDeviceGetPCIBusId); empty if unknown
   DeviceLimits limits;
 
   std::string compute_capability() const { return std::to_string(cc_major) + "." + std::to_string(cc_minor); }
   std::string arch() const { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
-  /// {"name", "compute_capability", "sm_count", "memory_bytes", "driver_version", "runtime_version"}
+  /// {"name", "compute_capability", "sm_count", "memory_bytes", "driver_version", "runtime_version",
+  ///  "index", "uuid", "pci_bus_id", "limits"}. The tuning database's key leaves out index, uuid and
+  ///  pci_bus_id (two GPUs of one model share results; they stay recorded in the results file).
   nlohmann::json to_json() const;
 };
 

@@ -1,11 +1,14 @@
 // The generated header: `inline constexpr` values of one configuration in a namespace, with a
-// provenance comment. Deterministic: the same inputs give the same bytes (no current time; the
-// date is the tuning's start as recorded in the results file).
+// provenance comment; or, from a tuning database holding several devices, one entry per compute
+// capability selected per __CUDA_ARCH__ at compile time and per device at run time.
+// Deterministic: the same inputs give the same bytes (no current time; the date is the tuning's
+// start as recorded in the results file).
 #pragma once
 
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,5 +36,26 @@ struct HeaderInfo {
 
 /// Renders the header text for `config`.
 std::string render_header(const Space& space, const Config& config, const HeaderInfo& info);
+
+/// One entry of a multi-device header: the winner tuned on a device of one compute capability.
+struct DeviceHeaderEntry {
+  int compute_capability = 0;  // 10 * major + minor: 80, 90, 100
+  Config config;               // the winner
+  HeaderInfo info;             // its provenance, as for render_header (source "tuned")
+  std::string why;             // how it was chosen among devices of its compute capability; empty if alone
+};
+
+/// One header for several compute capabilities (`entries`, ascending, distinct): a provenance
+/// block per entry and the fallback (`defaults`) stated in the banner; in namespace
+/// common.name_space: `struct Params` (bool tuned, then one member per parameter), the
+/// `constexpr` (and, under nvcc, __host__ __device__) `params_for(cc)` returning the entry of
+/// compute capability `cc` (exact match) or the defaults, `kSm<cc>` and `kDefaults` constants,
+/// `kComputeCapabilities[]`; `kTuned` and one constant per parameter holding the entry of the
+/// architecture being compiled (__CUDA_ARCH__ / 10) in device code and the defaults in host code;
+/// with nvcc, `current_params()` picking at run time by the current CUDA device. Deterministic.
+/// Throws std::invalid_argument for a parameter mixing numbers and text or named like one of
+/// those declarations.
+std::string render_multi_device_header(const Space& space, const std::vector<DeviceHeaderEntry>& entries,
+                                       const Config& defaults, const HeaderInfo& common);
 
 }  // namespace adaexplore

@@ -1,6 +1,8 @@
-// adaexplore-tuner: the command-line tuner. Subcommands: tune, defaults, device, strategies.
+// adaexplore-tuner: the command-line tuner. Subcommands: tune, defaults, device, strategies,
+// replay, explain, merge, header.
 // Exit codes: 0 success; 1 bad usage or input (spec, template, results file); 2 the tuning found
-// no valid configuration or the setup is broken; 3 no GPU for a cuda tuning.
+// no valid configuration or the setup is broken; 3 no GPU for a cuda tuning, or nothing stored
+// (`tune --cached`, `header --database`).
 #include <CLI/CLI.hpp>
 
 #include <iostream>

@@ -7,6 +7,8 @@
 #include <ostream>
 #include <unordered_set>
 
+#include "significance.hpp"
+
 namespace adaexplore {
 namespace {
 
@@ -47,6 +49,7 @@ class Loop {
 
   TuneReport run(const Config& baseline, const std::vector<Outcome>& previous) {
     start_ = Clock::now();
+    baseline_ = baseline;
     for (const auto& o : previous) record(o, /*fresh=*/false);
     for (const auto& o : report_.outcomes)
       if (o.config == baseline) report_.baseline = o;
@@ -54,6 +57,8 @@ class Loop {
       evaluate_batch({baseline});
       if (!report_.outcomes.empty() && report_.outcomes.back().config == baseline) report_.baseline = report_.outcomes.back();
     }
+    adopt_baseline();
+    evaluate_warm_start();
     while (true) {
       if (remaining() == 0) {
         report_.stop_reason = "budget";
@@ -108,10 +113,36 @@ class Loop {
       pending.pop_front();
       if (over_time()) continue;  // drain the compile workers in flight, start and measure nothing more
       if (next < configs.size()) launch();
+      // Another process sharing the results file measured it, or used up the budget, meanwhile.
+      if (seen_.count(p.config) || remaining() == 0) continue;
       Outcome o = evaluate_prepared(backend_, std::move(p), space_);
+      classify_slow(o);
       record(o, /*fresh=*/true);
       check_setup();
     }
+  }
+
+  // A successful baseline calibrates the backend (its run time limit) and becomes the reference
+  // of the `slow` status when it has a timing.
+  void adopt_baseline() {
+    if (!report_.baseline || !is_success(report_.baseline->status)) return;
+    backend_.calibrate(*report_.baseline);
+    if (report_.baseline->timing) baseline_timing_ = *report_.baseline->timing;
+  }
+
+  // A new `ok` outcome significantly slower than the baseline (significance.hpp) becomes `slow`,
+  // its message and extra["slowdown"] stating the evidence. Resumed outcomes keep their status.
+  void classify_slow(Outcome& o) const {
+    if (!baseline_timing_ || o.status != Status::ok || !o.timing || o.config == baseline_) return;
+    const SlowdownEvidence e = compare_with_baseline(*o.timing, *baseline_timing_);
+    if (!e.slower) return;
+    o.status = Status::slow;
+    o.message = e.describe() + (o.message.empty() ? "" : "\n" + o.message);
+    o.extra["slowdown"] = {{"test", to_string(e.test)},
+                           {"statistic", e.statistic},
+                           {"p_value", e.p_value},
+                           {"median_ratio", e.median_ratio},
+                           {"baseline_median_ms", e.baseline_median_ms}};
   }
 
   void record(const Outcome& o, bool fresh) {
@@ -120,8 +151,24 @@ class Loop {
     strategy_.observe(o);
     if (fresh) {
       ++report_.new_evaluations;
-      if (writer_) writer_->append(o);
+      if (writer_) {
+        writer_->append(o);
+        for (const auto& other : writer_->take_foreign())  // appended by other processes
+          if (!seen_.count(other.config)) record(other, /*fresh=*/false);
+      }
     }
+  }
+
+  // TuneOptions::warm_start: one batch right after the baseline, within the budget.
+  void evaluate_warm_start() {
+    std::vector<Config> warm;
+    std::unordered_set<Config, ConfigHash> in_batch;
+    for (const auto& c : options_.warm_start)
+      if (warm.size() < remaining() && !seen_.count(c) && space_.satisfies(c) && in_batch.insert(c).second)
+        warm.push_back(c);
+    if (warm.empty()) return;
+    evaluate_batch(warm);
+    print_progress();
   }
 
   void check_setup() const {
@@ -166,6 +213,8 @@ class Loop {
   TuneReport report_;
   std::unordered_set<Config, ConfigHash> seen_;
   Clock::time_point start_;
+  Config baseline_;
+  std::optional<Timing> baseline_timing_;  // set once the baseline succeeded with a timing
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 // The tuning loop: baseline first, then batches proposed by the strategy, prepared (compiled)
 // in parallel ahead of measurement, measured one at a time, observed, appended to the results.
+// A successful baseline calibrates the backend (Backend::calibrate) and is the reference of the
+// status `slow`: a new `ok` outcome significantly slower than it (significance.hpp) becomes `slow`.
 #pragma once
 
 #include <iosfwd>
@@ -30,6 +32,10 @@ struct TuneOptions {
   std::size_t batch = 0;          // proposals per round; 0 = max(8, 2 x backend parallelism)
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
   std::ostream* progress = nullptr;      // one line per batch when set
+  /// Evaluated right after the baseline, before the strategy's first batch (the strategy observes
+  /// them like its own): e.g. the best configurations of earlier keys of a tuning database.
+  /// Configurations already measured or violating a constraint are skipped; the budget applies.
+  std::vector<Config> warm_start;
 };
 
 struct TuneReport {
@@ -43,7 +49,9 @@ struct TuneReport {
 };
 
 /// Runs a tuning. `previous` are outcomes of an earlier run with the same key: observed by the
-/// strategy, never evaluated again. `writer` (optional) receives each new outcome as it finishes.
+/// strategy, never evaluated again. `writer` (optional) receives each new outcome as it finishes;
+/// the outcomes other processes appended to its file meanwhile (ResultsWriter::take_foreign) are
+/// observed and counted like `previous`, and a configuration among them is not measured again.
 TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backend, Strategy& strategy,
                       const TuneOptions& options, ResultsWriter* writer, const std::vector<Outcome>& previous = {});
 

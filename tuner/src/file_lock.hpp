@@ -1,0 +1,40 @@
+// An exclusive lock guarding one results file against other processes and other threads.
+//
+// Processes: Boost.Interprocess `file_lock` (POSIX fcntl record locks) on a lock file beside the
+// data, `<data>.lock`, never the data file itself: the data file is renamed (`--retune`) and
+// reopened per append, and a lock belongs to the file it was taken on. A lock of a killed process
+// is released by the kernel, so a `kill -9` never leaves the database locked.
+// Threads: fcntl locks belong to the process (two threads of one process would both "hold" it,
+// and closing any descriptor of the lock file drops the process's lock), so each lock file also
+// has a process-wide mutex, held for as long as the file lock is.
+#pragma once
+
+#include <boost/interprocess/sync/file_lock.hpp>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+namespace adaexplore {
+
+/// "<data_file>.lock": the lock file that guards `data_file`.
+std::filesystem::path lock_path_for(const std::filesystem::path& data_file);
+
+class FileLock {
+ public:
+  /// Blocks until `data_file`'s lock is held by this thread; creates the lock file (and its
+  /// folder) when missing. Throws std::runtime_error naming the lock file when it cannot be
+  /// created or locked (read-only folder, a file system without locks).
+  explicit FileLock(const std::filesystem::path& data_file);
+  /// The lock when the lock file can be created and locked; nullptr otherwise (a results file
+  /// in a read-only folder can still be read, and no writer can be writing it there).
+  static std::unique_ptr<FileLock> try_lock(const std::filesystem::path& data_file);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  std::unique_lock<std::mutex> thread_lock_;
+  boost::interprocess::file_lock file_lock_;
+};
+
+}  // namespace adaexplore
