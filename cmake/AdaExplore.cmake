@@ -45,7 +45,11 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
       [INCLUDE_DIRECTORIES <dir>...]
       [RUN_ARGS <arg>...]
       [RUN_TIMEOUT <seconds>]
+      [RUN_TIMEOUT_FACTOR <factor>]
+      [RUN_TIMEOUT_FLOOR <seconds>]
       [COMPILE_TIMEOUT <seconds>]
+      [THREADS_PER_BLOCK <expression>]
+      [DYNAMIC_SHARED_BYTES <expression>]
       [JOBS <n>])
 
   Writes ``${CMAKE_BINARY_DIR}/adaexplore/include/adaexplore/<name>.hpp``:
@@ -61,20 +65,28 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
   same rebuilds nothing. Where the values come from:
 
   * ``BACKEND host``: always tuned (on the CPU).
-  * ``BACKEND cuda`` with a GPU (``adaexplore-tuner device``, asked once per configure): tuned.
-    The tuner's progress lines appear as it works; its results file makes a reconfigure with
-    nothing changed answer from the stored evaluations instead of measuring again.
-  * ``BACKEND cuda`` without a GPU (CI, build farms): the pinned header when there is one
-    (``PINNED_HEADER``, else ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp``), copied only if different,
-    else the ``DEFAULTS`` (``kTuned = false``). The first such kernel of a configure prints a
-    warning that says so; each kernel then prints one status line naming its source.
+  * ``BACKEND cuda`` with a GPU (``adaexplore-tuner device --index ${ADAEXPLORE_DEVICE}``, asked
+    once per configure): tuned on that GPU. The tuner's progress lines appear as it works; the
+    tuning database (``ADAEXPLORE_DATABASE``) makes a reconfigure with nothing changed answer from
+    the stored evaluations instead of measuring again.
+  * ``BACKEND cuda`` without a GPU (CI, build farms): the pinned header when there is one (see
+    ``PINNED_HEADER``), copied only if different, else the ``DEFAULTS`` (``kTuned = false``). The
+    first such kernel of a configure prints a warning that says so; each kernel then prints one
+    status line naming its pinned header, or a warning when it falls back to its ``DEFAULTS``.
+  * Cross-compiling (``CMAKE_CROSSCOMPILING``), either backend: never tuned, since neither this
+    machine's GPU nor its CPU is the target's. ``AUTO`` then acts as ``CACHED`` (below): the
+    database's stored winner, else the pinned header, else the ``DEFAULTS``.
 
-  ``ADAEXPLORE_MODE`` (below) overrides this choice.
+  ``ADAEXPLORE_MODE`` (below) overrides this choice. A pinned header records the device it was
+  tuned on (its ``// Device:`` line); when one is used for a ``cuda`` kernel on a machine whose
+  GPU is another, the configure warns with both names (where a tuner is at hand: it is not built
+  for this check alone).
 
   ``<name>``
     The kernel's name, a C++ identifier: it names the header, the namespace
     ``adaexplore::<name>`` and the folder ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>``
-    (spec, results file, evaluations' files). Unique within a configure.
+    (spec, evaluations' files; the results are in ``ADAEXPLORE_DATABASE``, under
+    ``<name>/``). Unique within a configure.
 
   ``TEMPLATE <file>``
     Required. The kernel source with ``${PARAM}`` placeholders (``$$`` is a literal ``$``);
@@ -134,9 +146,12 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     The header's namespace, e.g. ``blas::tuning``. Default ``adaexplore::<name>``.
 
   ``PINNED_HEADER <file>``
-    A committed header (a copy of an earlier tuned ``<name>.hpp``) used where there is no GPU.
-    Relative to ``CMAKE_CURRENT_SOURCE_DIR``; it need not exist yet (the defaults are used
-    meanwhile). Default: ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp`` when that file exists.
+    The kernel's pin location: a committed header (a copy of an earlier tuned ``<name>.hpp``,
+    written by the ``adaexplore-pin`` target) used where the kernel is not tuned (no GPU,
+    ``PINNED`` or ``CACHED`` mode, cross-compiling). Relative to ``CMAKE_CURRENT_SOURCE_DIR``;
+    it need not exist yet (the defaults are used meanwhile). Default:
+    ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp`` when ``ADAEXPLORE_PINNED_DIR`` is set, else
+    ``${CMAKE_CURRENT_SOURCE_DIR}/pinned/<name>.hpp`` (beside the calling ``CMakeLists.txt``).
 
   ``ARCH <sm_XX>``
     cuda: the architecture to compile for while tuning (``sm_90``, ``90``, ``sm_90a``).
@@ -158,10 +173,37 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     Arguments passed to every run of the benchmark (problem size, ...). Default: none.
 
   ``RUN_TIMEOUT <seconds>``
-    A run taking longer is stopped and recorded as ``timeout``. Default 30.
+    The cap of every benchmark run's time limit, and the limit of the defaults' run; a run
+    taking longer than its limit is stopped and recorded as ``timeout``. Default 30.
+
+  ``RUN_TIMEOUT_FACTOR <factor>``
+    Once the defaults ran successfully, each later run's limit is
+    ``min(RUN_TIMEOUT, max(RUN_TIMEOUT_FLOOR, <factor> x the defaults' run time))``, the run time
+    being the wall-clock seconds of the defaults' whole benchmark process (start, warm-up,
+    measurement, verification). A number >= 1, or 0 for ``RUN_TIMEOUT`` alone. Default 10.
+
+  ``RUN_TIMEOUT_FLOOR <seconds>``
+    The least run time limit derived from the defaults' run (0 or more). Default 5.
 
   ``COMPILE_TIMEOUT <seconds>``
     A compile taking longer is stopped and recorded as a compile error. Default 120.
+
+  ``THREADS_PER_BLOCK <expression>``
+    cuda: the threads per block (``blockDim.x * y * z``) the benchmark launches the kernel with,
+    as an arithmetic expression over the parameters, e.g. ``"BLOCK_X * BLOCK_Y"`` (syntax in the
+    tuner's ``expr.hpp``: numbers, parameter names, ``+ - * / // % **`` and parentheses). With
+    it, configurations over the device's 1024 threads per block, or whose registers per thread
+    (from ptxas) times threads exceed the 65536 registers per block, are recorded as
+    ``resource_limit`` after compiling, before any run. It must give a whole number >= 1 for the
+    ``DEFAULTS``. The shape applies to every kernel the benchmark compiles. Default: unknown
+    (those checks happen at launch instead).
+
+  ``DYNAMIC_SHARED_BYTES <expression>``
+    cuda: the bytes of dynamic shared memory per block of that launch (the third ``<<< >>>``
+    argument), an expression as for ``THREADS_PER_BLOCK``, e.g. ``"4 * TILE * (TILE + 1)"``.
+    Static plus dynamic shared memory over the device's per-block limit (227 KiB on sm_90,
+    assuming the benchmark raises ``cudaFuncAttributeMaxDynamicSharedMemorySize``) is recorded as
+    ``resource_limit`` before any run. Default 0.
 
   ``JOBS <n>``
     Parallel compiles while tuning; 0 means one per core. Default 0.
@@ -178,14 +220,45 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
 Cache variables
 ^^^^^^^^^^^^^^^
 
+Each is read when ``adaexplore_tune_kernel()`` runs, so a normal variable of the same name set
+before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a cache entry).
+
 ``ADAEXPLORE_MODE``
   ``AUTO`` (default): tune when possible, as described above. ``TUNE``: tune every kernel; a
-  ``cuda`` kernel without a GPU is an error. ``PINNED``: use every kernel's pinned header, never
-  tune; a missing one is an error (reproducible release builds). ``DEFAULTS``: use the defaults,
-  never tune.
+  ``cuda`` kernel without a GPU, or any kernel while cross-compiling, is an error. ``CACHED``:
+  evaluate nothing, only read the database (``adaexplore-tuner tune --cached``): the stored
+  winner for the kernel's current spec, sources and device (``ORIGIN`` ``TUNED``); where there is
+  none, the pinned header (a status line says so) else the ``DEFAULTS`` (a warning says so).
+  ``PINNED``: use every kernel's pinned header, never tune; a missing one is an error
+  (reproducible release builds). ``DEFAULTS``: use the defaults, never tune. ``OFF``: the same as
+  ``DEFAULTS``.
+
+``ADAEXPLORE_DATABASE``
+  The tuning database, a folder passed to the tuner as ``--database``: every evaluation is
+  appended to ``<folder>/<name>/<key>.jsonl`` (the key hashes the spec, the template's and
+  benchmark's content, the compiler's version and the device model, not its index), under a file
+  lock. Default ``${CMAKE_BINARY_DIR}/_adaexplore/database`` (one per build tree); a relative path
+  is taken from the top build folder. Set it to a shared folder
+  (``-DADAEXPLORE_DATABASE=$HOME/.cache/adaexplore``) to share results across build trees, which
+  may configure at the same time; a tree then answers from what another measured.
+  ``adaexplore-tuner merge --into <folder> <other>...`` merges databases from other machines.
+
+``ADAEXPLORE_RETUNE``
+  ``ALL``, or a ;-list of kernel names (``-DADAEXPLORE_RETUNE=gemm;scale``): these kernels, where
+  this configure tunes them, are tuned again from scratch (``--retune``: the stored results of
+  their current key are set aside, not deleted). Default empty. One-shot: after a configure that
+  retuned a kernel, the module clears the cache entry and says so, so the next configure answers
+  from the database again. A configure that retuned nothing (no GPU, ``PINNED``, ``CACHED`` or
+  ``DEFAULTS`` mode, a configure that failed) leaves it set. A name that no call of the configure
+  declares gets a warning.
+
+``ADAEXPLORE_DEVICE``
+  The CUDA device index to detect and tune on (``device --index``, ``tune --device``; recorded in
+  the results), a non-negative integer. Default 0. The status line naming the GPU shows it.
 
 ``ADAEXPLORE_PINNED_DIR``
-  A folder of pinned headers ``<name>.hpp``, used for kernels without ``PINNED_HEADER``.
+  A folder of pinned headers ``<name>.hpp``, the pin location of kernels without
+  ``PINNED_HEADER``. Default empty: ``pinned/`` beside each calling ``CMakeLists.txt``.
 
 ``ADAEXPLORE_TUNER_EXECUTABLE``
   An ``adaexplore-tuner`` to use instead of the installed one or the one built from source. Like
@@ -200,6 +273,13 @@ Other variables and targets
 
 ``AdaExplore::harness``
   An interface target with that include folder.
+
+``adaexplore-pin``
+  A custom target (not part of ``all``) that copies every kernel's current header, where this
+  build tree tuned it (``ORIGIN`` ``TUNED``), to its pin location (``PINNED_HEADER``, else
+  ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp``, else ``pinned/<name>.hpp`` beside the calling
+  ``CMakeLists.txt``), for committing: ``cmake --build build --target adaexplore-pin``. It prints
+  each copy, and each kernel it skips with the reason; it fails when no kernel was tuned.
 
 Example
 ^^^^^^^
@@ -218,18 +298,19 @@ Example
     TARGET      blas)
 
 ``src/gemm.cu`` then uses ``#include <adaexplore/gemm.hpp>`` and ``adaexplore::gemm::TILE_M``.
-To pin a tuning, copy the generated header to ``kernels/pinned/gemm.hpp`` and commit it.
+To pin a tuning, ``cmake --build build --target adaexplore-pin`` copies the generated header to
+``kernels/pinned/gemm.hpp``; commit it.
 
 Limitations
 ^^^^^^^^^^^
 
 * Tuning happens at configure time, for the machine that configures. Cross-compiling or
-  configuring on a machine without the target GPU gives pinned or default values.
+  configuring on a machine without the target GPU gives stored, pinned or default values; tune
+  on the target (natively), then pin or merge its database.
 * Arguments are plain values: generator expressions are not evaluated.
 * Only ``TEMPLATE`` and ``BENCHMARK`` are watched: editing a header they include (a kernel
   shared with the library, say) neither reconfigures nor invalidates the stored evaluations.
-  To retune from scratch, delete ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>/results.jsonl``
-  and reconfigure.
+  To retune from scratch, configure with ``-DADAEXPLORE_RETUNE=<name>``.
 * ``CMAKE_CUDA_ARCHITECTURES`` is filled by CMake with the compiler's default architecture when
   the project does not set it; set it (``native`` works) or ``ARCH`` to tune for the GPU's own.
 * From a source tree the tuner is built once more for the configure step even when the
@@ -263,9 +344,15 @@ include_guard(GLOBAL)
 cmake_policy(VERSION 3.20...4.1)  # include() gives this file its own policy scope
 
 set(ADAEXPLORE_MODE "AUTO" CACHE STRING
-    "AdaExplore: AUTO (tune when possible), TUNE (always; error without a GPU), PINNED (pinned headers only), DEFAULTS")
-set_property(CACHE ADAEXPLORE_MODE PROPERTY STRINGS AUTO TUNE PINNED DEFAULTS)
-set(ADAEXPLORE_PINNED_DIR "" CACHE PATH "AdaExplore: folder of pinned headers <name>.hpp, used where there is no GPU")
+    "AdaExplore: AUTO (tune when possible), TUNE (always; error without a GPU), CACHED (tuning database only), PINNED (pinned headers only), DEFAULTS or OFF (never tune)")
+set_property(CACHE ADAEXPLORE_MODE PROPERTY STRINGS AUTO TUNE CACHED PINNED DEFAULTS OFF)
+set(ADAEXPLORE_DATABASE "${CMAKE_BINARY_DIR}/_adaexplore/database" CACHE PATH
+    "AdaExplore: the tuning database folder (tune --database); a shared folder shares results across build trees")
+set(ADAEXPLORE_RETUNE "" CACHE STRING
+    "AdaExplore: ALL or a ;-list of kernel names to tune again from scratch; cleared after a configure that retuned")
+set(ADAEXPLORE_DEVICE "0" CACHE STRING "AdaExplore: the CUDA device index to tune on")
+set(ADAEXPLORE_PINNED_DIR "" CACHE PATH
+    "AdaExplore: folder of pinned headers <name>.hpp (default: pinned/ beside each calling CMakeLists.txt)")
 set(ADAEXPLORE_TUNER_EXECUTABLE "" CACHE FILEPATH
     "AdaExplore: adaexplore-tuner to use instead of the installed one or the one built from source")
 
@@ -277,7 +364,7 @@ endif()
 
 function(adaexplore_tune_kernel)
   set(one TEMPLATE BENCHMARK BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED NAMESPACE PINNED_HEADER ARCH
-          RUN_TIMEOUT COMPILE_TIMEOUT JOBS)
+          RUN_TIMEOUT RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR COMPILE_TIMEOUT THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS)
   set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS)
   if(ARGC EQUAL 0)
     set(name "")
@@ -295,6 +382,7 @@ function(adaexplore_tune_kernel)
     math(EXPR i "${i} + 1")
   endwhile()
   _adaexplore_check_arguments("${name}" arg "${one}" "${multi}")
+  _adaexplore_check_settings("${name}")
   if(NOT arg_BACKEND)
     set(arg_BACKEND cuda)
   endif()
@@ -310,6 +398,7 @@ function(adaexplore_tune_kernel)
   _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
   _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
   _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}")
+  _adaexplore_record_kernel("${name}" "${origin}" "${header}" "${pinned}")
 
   if(arg_TARGET)
     _adaexplore_add_include_dir("${arg_TARGET}" "${include_dir}")
@@ -372,6 +461,10 @@ function(_adaexplore_usage out keyword)
       "RUN_ARGS|RUN_ARGS <arg>..., e.g. RUN_ARGS --size 4096"
       "RUN_TIMEOUT|RUN_TIMEOUT <seconds>, more than 0, e.g. RUN_TIMEOUT 30"
       "COMPILE_TIMEOUT|COMPILE_TIMEOUT <seconds>, more than 0, e.g. COMPILE_TIMEOUT 120"
+      "RUN_TIMEOUT_FACTOR|RUN_TIMEOUT_FACTOR <factor>, 1 or more (0: RUN_TIMEOUT alone), e.g. RUN_TIMEOUT_FACTOR 10"
+      "RUN_TIMEOUT_FLOOR|RUN_TIMEOUT_FLOOR <seconds>, 0 or more, e.g. RUN_TIMEOUT_FLOOR 5"
+      "THREADS_PER_BLOCK|THREADS_PER_BLOCK <expression over PARAMS>, e.g. THREADS_PER_BLOCK \"BLOCK_X * BLOCK_Y\""
+      "DYNAMIC_SHARED_BYTES|DYNAMIC_SHARED_BYTES <expression over PARAMS>, bytes, e.g. DYNAMIC_SHARED_BYTES \"4 * TILE * TILE\""
       "JOBS|JOBS <n>, parallel compiles, 0 for one per core, e.g. JOBS 8")
   foreach(row IN LISTS table)
     if(row MATCHES "^${keyword}\\|(.*)$")
@@ -421,6 +514,20 @@ function(_adaexplore_check_arguments name prefix one multi)
                        "positive limit, e.g. ${keyword} 60.")
     endif()
   endforeach()
+  _adaexplore_check_value("${name}" ${prefix} RUN_TIMEOUT_FLOOR "${seconds}" "is not a number of seconds (0 or more)")
+  _adaexplore_check_value("${name}" ${prefix} RUN_TIMEOUT_FACTOR "${seconds}" "is not a number (1 or more, or 0)")
+  if(DEFINED ${prefix}_RUN_TIMEOUT_FACTOR AND ${prefix}_RUN_TIMEOUT_FACTOR GREATER 0
+     AND ${prefix}_RUN_TIMEOUT_FACTOR LESS 1)
+    _adaexplore_fail("${name}" "RUN_TIMEOUT_FACTOR '${${prefix}_RUN_TIMEOUT_FACTOR}' is less than 1: later runs would "
+                     "get less time than the defaults took; give 1 or more (e.g. RUN_TIMEOUT_FACTOR 10), or 0 for "
+                     "RUN_TIMEOUT alone.")
+  endif()
+  foreach(keyword THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES)
+    if(DEFINED ${prefix}_${keyword} AND "${${prefix}_BACKEND}" STREQUAL "host")
+      _adaexplore_fail("${name}" "${keyword} describes a CUDA kernel launch; BACKEND host launches none. Remove "
+                       "${keyword}, or use BACKEND cuda.")
+    endif()
+  endforeach()
   foreach(expression IN LISTS ${prefix}_CONSTRAINTS)
     if(expression MATCHES "^[ \t]*$")
       _adaexplore_fail("${name}" "CONSTRAINTS has an empty expression; remove the empty string or write one, "
@@ -431,6 +538,39 @@ function(_adaexplore_check_arguments name prefix one multi)
     _adaexplore_fail("${name}" "TARGET '${${prefix}_TARGET}' is not a target; create it before this call "
                      "(add_library(${${prefix}_TARGET} ...)) or fix the name.")
   endif()
+endfunction()
+
+# The cache variables (or normal variables of the same names) this call reads.
+function(_adaexplore_check_settings name)
+  _adaexplore_mode(mode)
+  if(NOT mode MATCHES "^(AUTO|TUNE|CACHED|PINNED|DEFAULTS)$")
+    _adaexplore_fail("${name}" "ADAEXPLORE_MODE '${ADAEXPLORE_MODE}' is not one of AUTO, TUNE, CACHED, PINNED, "
+                     "DEFAULTS, OFF; configure with -DADAEXPLORE_MODE=AUTO (tune when possible).")
+  endif()
+  if(NOT "${ADAEXPLORE_DEVICE}" MATCHES "^(|0|[1-9][0-9]*)$")
+    _adaexplore_fail("${name}" "ADAEXPLORE_DEVICE '${ADAEXPLORE_DEVICE}' is not a CUDA device index (0, 1, ...); "
+                     "configure with -DADAEXPLORE_DEVICE=0 for the first GPU (nvidia-smi lists them).")
+  endif()
+endfunction()
+
+# ADAEXPLORE_MODE in upper case, "" as AUTO and OFF as DEFAULTS.
+function(_adaexplore_mode out)
+  string(TOUPPER "${ADAEXPLORE_MODE}" mode)
+  if(mode STREQUAL "")
+    set(mode AUTO)
+  elseif(mode STREQUAL "OFF")
+    set(mode DEFAULTS)
+  endif()
+  set(${out} "${mode}" PARENT_SCOPE)
+endfunction()
+
+# ADAEXPLORE_DEVICE, "" as 0.
+function(_adaexplore_device_index out)
+  set(index "${ADAEXPLORE_DEVICE}")
+  if(index STREQUAL "")
+    set(index 0)
+  endif()
+  set(${out} "${index}" PARENT_SCOPE)
 endfunction()
 
 function(_adaexplore_check_value name prefix keyword regex problem)
@@ -474,6 +614,26 @@ function(_adaexplore_json_strings out)
   endforeach()
   string(JOIN ", " joined ${items})
   set(${out} "[${joined}]" PARENT_SCOPE)
+endfunction()
+
+# A launch expression (THREADS_PER_BLOCK, DYNAMIC_SHARED_BYTES): arithmetic over the parameter
+# `names`; the tuner parses and evaluates it (expr.hpp), this catches typos at the call.
+function(_adaexplore_check_launch_expression name keyword expression names)
+  string(REPLACE ";" ", " known "${names}")
+  _adaexplore_usage(usage ${keyword})
+  string(REGEX REPLACE "[A-Za-z0-9_. \t+*/%()-]" "" stray "${expression}")
+  if(NOT stray STREQUAL "")
+    _adaexplore_fail("${name}" "${keyword} '${expression}' has characters an arithmetic expression does not use "
+                     "('${stray}'); use numbers, the parameters (${known}), + - * / // % ** and parentheses: "
+                     "write ${usage}.")
+  endif()
+  string(REGEX MATCHALL "[A-Za-z0-9_.]+" tokens "${expression}")
+  foreach(token IN LISTS tokens)
+    if(token MATCHES "^[A-Za-z_]" AND NOT token IN_LIST names)
+      _adaexplore_fail("${name}" "${keyword} '${expression}' names '${token}', which is not a parameter of PARAMS "
+                       "(${known}); fix the name or add the parameter: write ${usage}.")
+    endif()
+  endforeach()
 endfunction()
 
 # PARAMS tokens -> JSON "parameters" array; `names_out` gets the parameter names.
@@ -653,6 +813,7 @@ function(_adaexplore_spec_json out name prefix template benchmark)
   _adaexplore_json_set_if(j ${p}_SEED seed)
   _adaexplore_json_set_if(j ${p}_JOBS jobs)
   _adaexplore_spec_compiler_and_run(j ${p})
+  _adaexplore_spec_launch(j ${p} "${name}" "${names}")
   string(JSON j SET "${j}" work_dir "\"work\"")
   set(${out} "${j}\n" PARENT_SCOPE)
 endfunction()
@@ -690,10 +851,34 @@ function(_adaexplore_spec_compiler_and_run json_var prefix)
   _adaexplore_json_set_if(j ${p}_COMPILE_TIMEOUT compiler timeout_s)
   string(JSON j SET "${j}" run "{}")
   _adaexplore_json_set_if(j ${p}_RUN_TIMEOUT run timeout_s)
+  _adaexplore_json_set_if(j ${p}_RUN_TIMEOUT_FACTOR run timeout_factor)
+  _adaexplore_json_set_if(j ${p}_RUN_TIMEOUT_FLOOR run timeout_floor_s)
   if(DEFINED ${p}_RUN_ARGS)
     _adaexplore_json_strings(v ${${p}_RUN_ARGS})
     string(JSON j SET "${j}" run args "${v}")
   endif()
+  set(${json_var} "${j}" PARENT_SCOPE)
+endfunction()
+
+# The spec's "launch" object (THREADS_PER_BLOCK, DYNAMIC_SHARED_BYTES as expression strings), added
+# to the JSON in `json_var` when either keyword is given.
+function(_adaexplore_spec_launch json_var prefix name names)
+  set(p ${prefix})
+  set(j "${${json_var}}")
+  foreach(pair "THREADS_PER_BLOCK|threads_per_block" "DYNAMIC_SHARED_BYTES|dynamic_shared_bytes")
+    string(REGEX MATCH "^([^|]*)\\|(.*)$" _ "${pair}")
+    set(keyword "${CMAKE_MATCH_1}")
+    set(key "${CMAKE_MATCH_2}")
+    if(DEFINED ${p}_${keyword})
+      _adaexplore_check_launch_expression("${name}" ${keyword} "${${p}_${keyword}}" "${names}")
+      string(JSON type ERROR_VARIABLE no_launch TYPE "${j}" launch)
+      if(no_launch)
+        string(JSON j SET "${j}" launch "{}")
+      endif()
+      _adaexplore_json_string(v "${${p}_${keyword}}")
+      string(JSON j SET "${j}" launch ${key} "${v}")
+    endif()
+  endforeach()
   set(${json_var} "${j}" PARENT_SCOPE)
 endfunction()
 
@@ -869,69 +1054,106 @@ endfunction()
 # ---------------------------------------------------------------------------------------------
 # Where the header's values come from.
 
-# Asks `adaexplore-tuner device` once per configure. `present_out`: TRUE/FALSE; `about_out`: the
-# GPU's name and compute capability, or why there is none.
+# Asks `adaexplore-tuner device --index ${ADAEXPLORE_DEVICE}` once per configure (and index).
+# `present_out`: TRUE/FALSE; `about_out`: "GPU <index>: <name>, compute capability <cc>", or why
+# there is none. The name and compute capability alone: global properties
+# _ADAEXPLORE_DEVICE_<index>_NAME and _CC.
 function(_adaexplore_device present_out about_out name)
-  get_property(asked GLOBAL PROPERTY _ADAEXPLORE_DEVICE_PRESENT SET)
+  _adaexplore_device_index(index)
+  set(p _ADAEXPLORE_DEVICE_${index})
+  get_property(asked GLOBAL PROPERTY ${p}_PRESENT SET)
   if(NOT asked)
     _adaexplore_tuner_command(tuner "${name}")
-    execute_process(COMMAND ${tuner} device RESULT_VARIABLE rc OUTPUT_VARIABLE json ERROR_VARIABLE err
-                    TIMEOUT 120)
+    execute_process(COMMAND ${tuner} device --index ${index} RESULT_VARIABLE rc OUTPUT_VARIABLE json
+                    ERROR_VARIABLE err TIMEOUT 120)
+    set(gpu "")
+    set(cc "")
     if(rc EQUAL 0)
       string(JSON gpu ERROR_VARIABLE json_error GET "${json}" name)
       string(JSON cc ERROR_VARIABLE json_error GET "${json}" compute_capability)
       set(present TRUE)
-      set(about "${gpu}, compute capability ${cc}")
-      message(STATUS "AdaExplore: CUDA GPU: ${about}")
+      set(about "GPU ${index}: ${gpu}, compute capability ${cc}")
+      message(STATUS "AdaExplore: CUDA GPU ${index} (ADAEXPLORE_DEVICE): ${gpu}, compute capability ${cc}")
     else()
       set(present FALSE)
       string(JSON about ERROR_VARIABLE json_error GET "${json}" reason)
       if(NOT rc EQUAL 3 OR json_error)
         string(STRIP "${json}${err}" output)
         list(GET tuner -1 executable)
-        set(about "`${executable} device` failed (exit code ${rc}): ${output}")
+        set(about "`${executable} device --index ${index}` failed (exit code ${rc}): ${output}")
       endif()
     endif()
-    set_property(GLOBAL PROPERTY _ADAEXPLORE_DEVICE_PRESENT "${present}")
-    set_property(GLOBAL PROPERTY _ADAEXPLORE_DEVICE_ABOUT "${about}")
+    set_property(GLOBAL PROPERTY ${p}_PRESENT "${present}")
+    set_property(GLOBAL PROPERTY ${p}_ABOUT "${about}")
+    set_property(GLOBAL PROPERTY ${p}_NAME "${gpu}")
+    set_property(GLOBAL PROPERTY ${p}_CC "${cc}")
   endif()
-  get_property(present GLOBAL PROPERTY _ADAEXPLORE_DEVICE_PRESENT)
-  get_property(about GLOBAL PROPERTY _ADAEXPLORE_DEVICE_ABOUT)
+  get_property(present GLOBAL PROPERTY ${p}_PRESENT)
+  get_property(about GLOBAL PROPERTY ${p}_ABOUT)
   set(${present_out} "${present}" PARENT_SCOPE)
   set(${about_out} "${about}" PARENT_SCOPE)
 endfunction()
 
-# PINNED_HEADER (absolute), else ${ADAEXPLORE_PINNED_DIR}/<name>.hpp when it exists, else "".
+# The kernel's pin location, absolute (the file need not exist): PINNED_HEADER, else
+# ${ADAEXPLORE_PINNED_DIR}/<name>.hpp, else pinned/<name>.hpp beside the calling CMakeLists.txt.
 function(_adaexplore_pinned_file out name pinned_header)
-  set(${out} "" PARENT_SCOPE)
   if(NOT pinned_header STREQUAL "")
-    _adaexplore_abs(file "${pinned_header}")
-    set(${out} "${file}" PARENT_SCOPE)
-  elseif(ADAEXPLORE_PINNED_DIR AND EXISTS "${ADAEXPLORE_PINNED_DIR}/${name}.hpp")
-    _adaexplore_abs(file "${ADAEXPLORE_PINNED_DIR}/${name}.hpp")
-    set(${out} "${file}" PARENT_SCOPE)
+    set(file "${pinned_header}")
+  elseif(NOT "${ADAEXPLORE_PINNED_DIR}" STREQUAL "")
+    set(file "${ADAEXPLORE_PINNED_DIR}/${name}.hpp")
+  else()
+    set(file "pinned/${name}.hpp")
   endif()
+  _adaexplore_abs(file "${file}")
+  set(${out} "${file}" PARENT_SCOPE)
 endfunction()
 
-# Where the header's values come from: TUNED, PINNED or DEFAULTS (`reason_out`: why not tuned).
-function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
-  string(TOUPPER "${ADAEXPLORE_MODE}" mode)
-  if(NOT mode MATCHES "^(|AUTO|TUNE|PINNED|DEFAULTS)$")
-    _adaexplore_fail("${name}" "ADAEXPLORE_MODE '${ADAEXPLORE_MODE}' is not one of AUTO, TUNE, PINNED, DEFAULTS; "
-                     "configure with -DADAEXPLORE_MODE=AUTO (tune when possible).")
+# ADAEXPLORE_DATABASE, absolute (relative: to the top build folder); empty means the default.
+function(_adaexplore_database out)
+  set(database "${ADAEXPLORE_DATABASE}")
+  if(database STREQUAL "")
+    set(database "${CMAKE_BINARY_DIR}/_adaexplore/database")
   endif()
+  cmake_path(ABSOLUTE_PATH database BASE_DIRECTORY "${CMAKE_BINARY_DIR}" NORMALIZE)
+  set(${out} "${database}" PARENT_SCOPE)
+endfunction()
+
+# Where the header's values come from: TUNED (tune), CACHED (the database's stored winner, else
+# the pinned header, else the defaults), PINNED or DEFAULTS. `reason_out`: why not tuned, for the
+# defaults header's comment.
+function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
+  _adaexplore_mode(mode)
   set(reason "")
+  set(no_stored "the tuning database (ADAEXPLORE_DATABASE) holds no tuning of its current spec, sources and device")
   if(mode STREQUAL "DEFAULTS")
     set(origin DEFAULTS)
-    set(reason "ADAEXPLORE_MODE is DEFAULTS.")
+    set(reason "ADAEXPLORE_MODE is ${ADAEXPLORE_MODE}.")
   elseif(mode STREQUAL "PINNED")
-    if(pinned STREQUAL "" OR NOT EXISTS "${pinned}")
-      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but there is no pinned header "
-                       "(PINNED_HEADER '${pinned}', ADAEXPLORE_PINNED_DIR '${ADAEXPLORE_PINNED_DIR}'). Commit "
-                       "a tuned ${name}.hpp and name it with PINNED_HEADER or put it in ADAEXPLORE_PINNED_DIR, "
-                       "or configure with -DADAEXPLORE_MODE=AUTO.")
+    if(NOT EXISTS "${pinned}")
+      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but there is no pinned header ${pinned} (the pin "
+                       "location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR '${ADAEXPLORE_PINNED_DIR}'/${name}.hpp, "
+                       "else pinned/${name}.hpp beside the calling CMakeLists.txt). Tune ${name} on a machine that "
+                       "can, pin it there with `cmake --build <build> --target adaexplore-pin` and commit "
+                       "${name}.hpp, or configure with -DADAEXPLORE_MODE=AUTO.")
     endif()
     set(origin PINNED)
+  elseif(CMAKE_CROSSCOMPILING)
+    if(mode STREQUAL "TUNE")
+      _adaexplore_database(database)
+      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is TUNE but this configure is cross-compiling "
+                       "(CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}): ${name} is "
+                       "never tuned on this machine, whose GPU and CPU are not the target's. Tune it on the "
+                       "target (configure there natively), then either pin it there with `cmake --build <build> "
+                       "--target adaexplore-pin` and commit the pinned header, or merge that machine's database "
+                       "into this one with `adaexplore-tuner merge --into ${database} <its database>`; then "
+                       "configure here with -DADAEXPLORE_MODE=CACHED (or PINNED, or AUTO).")
+    endif()
+    _adaexplore_note_cross_compiling_once()
+    set(origin CACHED)
+    set(reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and ${no_stored}.")
+  elseif(mode STREQUAL "CACHED")
+    set(origin CACHED)
+    set(reason "ADAEXPLORE_MODE is CACHED and ${no_stored}.")
   elseif(backend STREQUAL "host")
     set(origin TUNED)
   else()
@@ -957,18 +1179,36 @@ endfunction()
 
 function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned)
   _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}")
-  if(origin STREQUAL "TUNED")
-    _adaexplore_run_tune("${name}" "${kernel_dir}" "${header}")
-  elseif(origin STREQUAL "PINNED")
-    configure_file("${pinned}" "${header}" COPYONLY)  # copies only when different
-    message(STATUS "AdaExplore: ${name}: NOT TUNED here, using the pinned header ${pinned}")
-  else()
-    _adaexplore_run_defaults("${name}" "${kernel_dir}" "${header}" "${reason}")
-    set(note "")
-    if(NOT pinned STREQUAL "" AND NOT EXISTS "${pinned}")
-      set(note " (PINNED_HEADER ${pinned} does not exist yet)")
+  set(note "")
+  if(origin STREQUAL "CACHED")
+    _adaexplore_run_cached(found "${name}" "${backend}" "${kernel_dir}" "${header}")
+    if(found)
+      set(origin TUNED)
+    else()
+      set(note "; the tuning database has no stored tuning of its current key")
+      set(origin DEFAULTS)
+      if(EXISTS "${pinned}")
+        set(origin PINNED)
+      endif()
     endif()
-    message(STATUS "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false)${note}")
+  elseif(origin STREQUAL "TUNED")
+    _adaexplore_run_tune("${name}" "${backend}" "${kernel_dir}" "${header}")
+  endif()
+  if(origin STREQUAL "PINNED")
+    _adaexplore_use_pinned("${name}" "${backend}" "${pinned}" "${header}" "${note}")
+  elseif(origin STREQUAL "DEFAULTS")
+    _adaexplore_run_defaults("${name}" "${kernel_dir}" "${header}" "${reason}")
+    _adaexplore_mode(mode)
+    if(mode STREQUAL "DEFAULTS")
+      message(STATUS "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${reason}")
+    else()
+      string(REGEX REPLACE "[. ]+$" "" why "${reason}")
+      message(WARNING "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${why}; and there is "
+                      "no pinned header ${pinned}. The build works; the kernel may be slower than tuned. "
+                      "Pin a tuning made where ${name} tunes (`cmake --build <build> --target adaexplore-pin`) "
+                      "and commit it, or set ADAEXPLORE_MODE to DEFAULTS to choose the defaults without this "
+                      "warning.")
+    endif()
   endif()
   set(${origin_out} "${origin}" PARENT_SCOPE)
 endfunction()
@@ -986,34 +1226,287 @@ function(_adaexplore_warn_no_gpu_once about)
                   "PINNED or DEFAULTS to choose this explicitly without this warning.")
 endfunction()
 
-function(_adaexplore_run_tune name kernel_dir header)
+function(_adaexplore_note_cross_compiling_once)
+  get_property(noted GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING)
+  if(noted)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING TRUE)
+  message(STATUS "AdaExplore: cross-compiling (CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} "
+                 "${CMAKE_SYSTEM_PROCESSOR}): no kernel is tuned in this configure, since this machine's GPU and "
+                 "CPU are not the target's. Each kernel uses the tuning database's stored winner, else its pinned "
+                 "header, else its DEFAULTS.")
+endfunction()
+
+# Copies the pinned header (only when different) and says what it was tuned on; warns when that
+# is not the GPU this configure sees.
+function(_adaexplore_use_pinned name backend pinned header note)
+  configure_file("${pinned}" "${header}" COPYONLY)
+  file(STRINGS "${pinned}" device_lines REGEX "^//[ \t]*Device:")
+  set(recorded "")
+  foreach(line IN LISTS device_lines)
+    string(REGEX REPLACE "^//[ \t]*Device:[ \t]*" "" line "${line}")
+    if(line MATCHES "^(.*, compute capability [0-9.]+)")  # drops SMs, driver, runtime
+      set(line "${CMAKE_MATCH_1}")
+    endif()
+    list(APPEND recorded "${line}")
+  endforeach()
+  set(tuned_on "")
+  if(recorded)
+    string(JOIN "; " tuned_on ${recorded})
+    set(tuned_on " (tuned on ${tuned_on})")
+  endif()
+  message(STATUS "AdaExplore: ${name}: NOT TUNED here, using the pinned header ${pinned}${tuned_on}${note}")
+  if(backend STREQUAL "cuda" AND recorded AND NOT CMAKE_CROSSCOMPILING)
+    _adaexplore_tuner_at_hand(at_hand)
+    if(NOT at_hand)
+      return()  # the tuner is not built for this check alone
+    endif()
+    _adaexplore_device(gpu about "${name}")
+    if(NOT gpu)
+      return()
+    endif()
+    _adaexplore_device_index(index)
+    get_property(gpu_name GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_NAME)
+    get_property(gpu_cc GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_CC)
+    foreach(line IN LISTS recorded)
+      if("${line}" STREQUAL "${gpu_name}, compute capability ${gpu_cc}")
+        return()
+      endif()
+    endforeach()
+    string(JOIN "; " recorded_text ${recorded})
+    message(WARNING "AdaExplore: ${name}: the pinned header ${pinned} was tuned on ${recorded_text}, but this "
+                    "configure sees ${about} (ADAEXPLORE_DEVICE). Its values may be slow or fail to launch here. "
+                    "To tune on this GPU, configure with -DADAEXPLORE_MODE=AUTO; then `cmake --build <build> "
+                    "--target adaexplore-pin` pins the new tuning.")
+  endif()
+endfunction()
+
+# TRUE when running the tuner needs no build of it first.
+function(_adaexplore_tuner_at_hand out)
+  get_property(tuner GLOBAL PROPERTY _ADAEXPLORE_TUNER)
+  get_property(installed GLOBAL PROPERTY _ADAEXPLORE_INSTALLED_TUNER)
+  set(built "${CMAKE_BINARY_DIR}/_adaexplore/tuner/bin/adaexplore-tuner${CMAKE_EXECUTABLE_SUFFIX}")
+  if(tuner OR ADAEXPLORE_TUNER_EXECUTABLE OR installed OR EXISTS "${built}")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The `tune` command line for a kernel: spec, database, header and, for cuda, the device.
+function(_adaexplore_tune_command out name backend kernel_dir header)
   _adaexplore_tuner_command(tuner "${name}")
-  set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --header "${header}"
-              --results "${kernel_dir}/results.jsonl")
-  message(STATUS "AdaExplore: ${name}: tuning (results in ${kernel_dir}/results.jsonl)")
+  _adaexplore_database(database)
+  set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --database "${database}" --header "${header}")
+  if(backend STREQUAL "cuda")
+    _adaexplore_device_index(index)
+    list(APPEND command --device ${index})
+  endif()
+  set(${out} "${command}" PARENT_SCOPE)
+endfunction()
+
+# TRUE when ADAEXPLORE_RETUNE is ALL or names the kernel.
+function(_adaexplore_retune_requested out name)
+  set(requested "${ADAEXPLORE_RETUNE}")
+  if("ALL" IN_LIST requested OR name IN_LIST requested)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_adaexplore_run_tune name backend kernel_dir header)
+  _adaexplore_tune_command(command "${name}" "${backend}" "${kernel_dir}" "${header}")
+  _adaexplore_retune_requested(retune "${name}")
+  set(what "tuning")
+  if(retune)
+    list(APPEND command --retune)
+    set(what "RETUNING from scratch (ADAEXPLORE_RETUNE; the stored results of its current key are set aside)")
+  endif()
+  set(where "the CPU")
+  if(backend STREQUAL "cuda")
+    _adaexplore_device(gpu where "${name}")
+  endif()
+  _adaexplore_database(database)
+  message(STATUS "AdaExplore: ${name}: ${what} on ${where} (database ${database})")
   execute_process(COMMAND ${command} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE output ERROR_VARIABLE output ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
   if(NOT rc EQUAL 0)
-    if(rc EQUAL 1)
-      string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
-                        "${kernel_dir}/spec.json is written from this call's arguments).")
-    elseif(rc EQUAL 2)
-      string(CONCAT fix "no configuration compiled, ran and verified, or the setup is broken: read the first "
-                        "failure above, build and run the benchmark by hand with the defaults, and check PARAMS "
-                        "and CONSTRAINTS.")
-    elseif(rc EQUAL 3)
-      string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
-                        "configure; check that the GPU is usable (nvidia-smi).")
-    else()
-      set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
-    endif()
-    string(JOIN " " shown ${command})
-    _adaexplore_tail(tail "${output}" 3000)
-    _adaexplore_fail("${name}" "tuning failed with exit code ${rc}: ${fix}\nCommand: ${shown}\n"
-                     "End of its output:\n${tail}\n"
-                     "To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS (or PINNED).")
+    _adaexplore_tune_failed("${name}" "${rc}" "${output}" "${kernel_dir}" ${command})
+  endif()
+  if(retune)
+    set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RETUNED "${name}")
   endif()
   message(STATUS "AdaExplore: ${name}: TUNED, header ${header}")
+endfunction()
+
+# `tune --cached`: the stored winner of the kernel's current key, evaluating nothing. `found_out`:
+# TRUE when it wrote the header, FALSE when the database has none (exit code 3).
+function(_adaexplore_run_cached found_out name backend kernel_dir header)
+  _adaexplore_tune_command(command "${name}" "${backend}" "${kernel_dir}" "${header}")
+  list(APPEND command --cached)
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(rc EQUAL 3)
+    set(${found_out} FALSE PARENT_SCOPE)
+    return()
+  elseif(NOT rc EQUAL 0)
+    _adaexplore_tune_failed("${name}" "${rc}" "${output}" "${kernel_dir}" ${command})
+  endif()
+  set(${found_out} TRUE PARENT_SCOPE)
+  message(STATUS "AdaExplore: ${name}: TUNED (the tuning database's stored winner; nothing evaluated), "
+                 "header ${header}")
+endfunction()
+
+function(_adaexplore_tune_failed name rc output kernel_dir)
+  set(command ${ARGN})
+  if(rc EQUAL 1)
+    string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
+                      "${kernel_dir}/spec.json is written from this call's arguments).")
+  elseif(rc EQUAL 2)
+    string(CONCAT fix "no configuration compiled, ran and verified, or the setup is broken: read the first "
+                      "failure above, build and run the benchmark by hand with the defaults, and check PARAMS "
+                      "and CONSTRAINTS.")
+  elseif(rc EQUAL 3)
+    string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
+                      "configure; check that the GPU is usable (nvidia-smi).")
+  else()
+    set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
+  endif()
+  if(output MATCHES "(argument was not expected|unknown option)")  # CLI11's message, the fake tuner's
+    string(APPEND fix " If it refuses an option the module passed, the tuner is older than this "
+                      "AdaExplore.cmake: use the tuner of the same version (ADAEXPLORE_TUNER_EXECUTABLE).")
+  endif()
+  string(JOIN " " shown ${command})
+  _adaexplore_tail(tail "${output}" 3000)
+  _adaexplore_fail("${name}" "tuning failed with exit code ${rc}: ${fix}\nCommand: ${shown}\n"
+                   "End of its output:\n${tail}\n"
+                   "To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS (or PINNED).")
+endfunction()
+
+# Remembers the kernel for the end of the configure (adaexplore-pin, ADAEXPLORE_RETUNE), which the
+# first kernel schedules.
+function(_adaexplore_record_kernel name origin header pinned)
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_ORIGIN "${origin}")
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_HEADER "${header}")
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_PIN "${pinned}")
+  get_property(scheduled GLOBAL PROPERTY _ADAEXPLORE_END_SCHEDULED)
+  if(scheduled)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_END_SCHEDULED TRUE)
+  cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _adaexplore_end_of_configure)
+  if(NOT TARGET adaexplore-pin)
+    add_custom_target(adaexplore-pin COMMAND "${CMAKE_COMMAND}" -P "${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake"
+                      COMMENT "AdaExplore: copying tuned headers to their pin locations" USES_TERMINAL VERBATIM)
+  endif()
+endfunction()
+
+# Runs once, at the end of the top-level CMakeLists.txt.
+function(_adaexplore_end_of_configure)
+  _adaexplore_write_pin_script()
+  _adaexplore_finish_retune()
+endfunction()
+
+# ${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake, which the adaexplore-pin target runs: one line per
+# kernel (name, origin, header, pin location) after the copying function.
+function(_adaexplore_write_pin_script)
+  set(script [==[
+# Written by AdaExplore.cmake at configure time; the adaexplore-pin target runs it (cmake -P).
+set(pinned_count 0)
+set(skipped "")
+function(adaexplore_pin name origin header pin)
+  if(NOT origin STREQUAL "TUNED")
+    message(STATUS "AdaExplore: ${name}: not pinned: its header in this build tree holds ${origin} values, "
+                   "not a tuning (pin location ${pin})")
+    set(skipped ${skipped} "${name}: ${origin}" PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT EXISTS "${header}")
+    message(FATAL_ERROR "AdaExplore: ${name}: its header ${header} is missing; reconfigure this build tree, "
+                        "then build adaexplore-pin again.")
+  endif()
+  set(state "copied")
+  if(EXISTS "${pin}")
+    file(SHA256 "${header}" new)
+    file(SHA256 "${pin}" old)
+    if(new STREQUAL old)
+      set(state "unchanged")
+    endif()
+  endif()
+  if(state STREQUAL "copied")
+    configure_file("${header}" "${pin}" COPYONLY)
+  endif()
+  message(STATUS "AdaExplore: pinned ${name}: ${header} -> ${pin} (${state})")
+  math(EXPR n "${pinned_count} + 1")
+  set(pinned_count ${n} PARENT_SCOPE)
+endfunction()
+]==])
+  get_property(kernels GLOBAL PROPERTY _ADAEXPLORE_KERNELS)
+  foreach(name IN LISTS kernels)
+    get_property(origin GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_ORIGIN)
+    get_property(header GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_HEADER)
+    get_property(pin GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_PIN)
+    string(APPEND script "adaexplore_pin(${name} ${origin} [==[${header}]==] [==[${pin}]==])\n")
+  endforeach()
+  string(APPEND script [==[
+string(JOIN ", " skipped ${skipped})
+if(pinned_count EQUAL 0)
+  message(FATAL_ERROR "AdaExplore: adaexplore-pin: no kernel was tuned in this build tree (${skipped}), so "
+                      "nothing was pinned. Configure it where the kernels tune (a GPU for cuda kernels; "
+                      "ADAEXPLORE_MODE AUTO, TUNE or CACHED), then build adaexplore-pin again.")
+endif()
+message(STATUS "AdaExplore: adaexplore-pin: ${pinned_count} header(s) at their pin locations; commit them.")
+]==])
+  _adaexplore_write_if_changed("${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake" "${script}")
+endfunction()
+
+# ADAEXPLORE_RETUNE is one-shot: cleared after a configure that retuned a kernel.
+function(_adaexplore_finish_retune)
+  set(requested "${ADAEXPLORE_RETUNE}")
+  if(requested STREQUAL "")
+    return()
+  endif()
+  get_property(kernels GLOBAL PROPERTY _ADAEXPLORE_KERNELS)
+  get_property(retuned GLOBAL PROPERTY _ADAEXPLORE_RETUNED)
+  set(unknown "")
+  set(wanted "")
+  foreach(item IN LISTS requested)
+    if(item STREQUAL "ALL")
+      list(APPEND wanted ${kernels})
+    elseif(item IN_LIST kernels)
+      list(APPEND wanted "${item}")
+    else()
+      list(APPEND unknown "${item}")
+    endif()
+  endforeach()
+  if(unknown)
+    string(REPLACE ";" ", " unknown "${unknown}")
+    string(REPLACE ";" ", " declared "${kernels}")
+    message(WARNING "AdaExplore: ADAEXPLORE_RETUNE names ${unknown}, which no adaexplore_tune_kernel() call of "
+                    "this configure declares (declared: ${declared}); check the spelling, or use ALL.")
+  endif()
+  list(REMOVE_DUPLICATES wanted)
+  if(retuned)
+    list(REMOVE_ITEM wanted ${retuned})
+  endif()
+  set(not_retuned "")
+  if(wanted)
+    string(REPLACE ";" ", " not_retuned "${wanted}")
+    set(not_retuned " (not tuned in this configure, so not retuned: ${not_retuned})")
+  endif()
+  if(retuned)
+    string(REPLACE ";" ", " retuned "${retuned}")
+    get_property(doc CACHE ADAEXPLORE_RETUNE PROPERTY HELPSTRING)
+    set(ADAEXPLORE_RETUNE "" CACHE STRING "${doc}" FORCE)
+    message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}' retuned ${retuned}${not_retuned}; cleared "
+                   "ADAEXPLORE_RETUNE, so the next configure answers from the tuning database again (set it "
+                   "again to retune again).")
+  else()
+    message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}': no kernel it names was tuned in this configure "
+                   "(no GPU, cross-compiling, or ADAEXPLORE_MODE ${ADAEXPLORE_MODE}), so nothing was retuned; it "
+                   "stays set for the next configure that tunes.")
+  endif()
 endfunction()
 
 function(_adaexplore_run_defaults name kernel_dir header reason)

@@ -3,13 +3,15 @@
 #         -DFAKE_TUNER=<executable> -DGENERATOR=<generator> -P RunCase.cmake
 # configures ${CASES_DIR} (which includes the module, then <name>.cmake) in a fresh ${BUILD_DIR}
 # and compares with the case's expectations, as CMake's own Tests/RunCMake does:
+#   <name>-options.txt extra arguments for the configure, one a line (RunCMake_TEST_OPTIONS)
 #   <name>-result.txt  the configure's exit code (default 0)
 #   <name>-stderr.txt  a regular expression the stderr must match (whitespace runs collapsed to one
 #                      space on both sides, since CMake re-wraps message text)
 #   <name>-stdout.txt  the same for stdout
-#   <name>-check.cmake included afterwards with `stdout`, `stderr`, `BUILD_DIR` and
-#                      `configure_command` (to configure again) set; it sets `failed` to a
-#                      description when something is wrong
+#   <name>-check.cmake included afterwards with `stdout`, `stderr`, `BUILD_DIR`,
+#                      `configure_command` (to configure again, options included) and
+#                      `reconfigure_command` (cmake -S -B alone: the cache's values) set; it sets
+#                      `failed` to a description when something is wrong
 foreach(var CASE CASES_DIR BUILD_DIR MODULE FAKE_TUNER GENERATOR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "RunCase.cmake: -D${var}=... is required")
@@ -19,6 +21,11 @@ endforeach()
 file(REMOVE_RECURSE "${BUILD_DIR}")
 set(configure_command "${CMAKE_COMMAND}" -G "${GENERATOR}" -S "${CASES_DIR}" -B "${BUILD_DIR}"
                       "-DCASE=${CASE}" "-DADAEXPLORE_MODULE=${MODULE}" "-DADAEXPLORE_TUNER_EXECUTABLE=${FAKE_TUNER}")
+if(EXISTS "${CASES_DIR}/${CASE}-options.txt")
+  file(STRINGS "${CASES_DIR}/${CASE}-options.txt" options)
+  list(APPEND configure_command ${options})
+endif()
+set(reconfigure_command "${CMAKE_COMMAND}" -S "${CASES_DIR}" -B "${BUILD_DIR}")
 execute_process(COMMAND ${configure_command} RESULT_VARIABLE result OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 
 function(collapse out text)

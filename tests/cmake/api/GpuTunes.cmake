@@ -1,5 +1,6 @@
 # With a GPU every cuda kernel is tuned: the GPU is asked for once, the tuner runs per kernel
-# with the spec, header and results paths, and its progress reaches the terminal.
+# with the spec, the database (ADAEXPLORE_DATABASE's default), the header and the device index
+# (ADAEXPLORE_DEVICE's default), and its progress reaches the terminal.
 set(ENV{FAKE_TUNER_GPU} 1)
 set(args TEMPLATE kernel.cu.in BENCHMARK bench.cu PARAMS TILE 16 32 UNROLL 1 2)
 adaexplore_tune_kernel(first ${args} PINNED_HEADER pinned/pinned_kernel.hpp)
@@ -9,7 +10,7 @@ expect_equal("${ADAEXPLORE_first_ORIGIN}" "TUNED" "first (a pinned header does n
 expect_equal("${ADAEXPLORE_second_ORIGIN}" "TUNED" "second")
 expect_file_matches("${ADAEXPLORE_first_HEADER}" "kTuned = true")
 expect_file_matches("${ADAEXPLORE_second_HEADER}" "kTuned = true")
-expect_fake_tuner_calls(device 1)
-expect_fake_tuner_calls("tune --spec ${CMAKE_BINARY_DIR}/_adaexplore/kernels/second/spec.json --header ${CMAKE_BINARY_DIR}/adaexplore/include/adaexplore/second.hpp --results ${CMAKE_BINARY_DIR}/_adaexplore/kernels/second/results.jsonl harness <${ADAEXPLORE_HARNESS_INCLUDE_DIR}>$" 1)
+expect_fake_tuner_calls("device --index 0 harness" 1)
+expect_fake_tuner_calls("tune --spec ${CMAKE_BINARY_DIR}/_adaexplore/kernels/second/spec.json --database ${CMAKE_BINARY_DIR}/_adaexplore/database --header ${CMAKE_BINARY_DIR}/adaexplore/include/adaexplore/second.hpp --device 0 harness <${ADAEXPLORE_HARNESS_INCLUDE_DIR}>$" 1)
 expect_fake_tuner_calls(tune 2)
 expect_fake_tuner_calls(defaults 0)

@@ -21,7 +21,11 @@ adaexplore_tune_kernel(pinned_kernel
   INCLUDE_DIRECTORIES include
   RUN_ARGS --size 4096
   RUN_TIMEOUT 5
+  RUN_TIMEOUT_FACTOR 8
+  RUN_TIMEOUT_FLOOR 0.5
   COMPILE_TIMEOUT 60.5
+  THREADS_PER_BLOCK "TILE * UNROLL"
+  DYNAMIC_SHARED_BYTES "4 * (TILE + 1) * 2"
   TARGET blas)
 
 set(here "${CMAKE_CURRENT_SOURCE_DIR}")
@@ -60,6 +64,11 @@ expect_json("${spec}" "60.5" compiler timeout_s)
 expect_json("${spec}" "--size" run args 0)
 expect_json("${spec}" "4096" run args 1)
 expect_json("${spec}" "5" run timeout_s)
+expect_json("${spec}" "8" run timeout_factor)
+expect_json("${spec}" "0.5" run timeout_floor_s)
+expect_json("${spec}" "TILE * UNROLL" launch threads_per_block)
+expect_json("${spec}" "4 * (TILE + 1) * 2" launch dynamic_shared_bytes)
+expect_no_json("${spec}" launch dynamic_shared_opt_in)
 expect_json("${spec}" "work" work_dir)
 
 expect_equal("${ADAEXPLORE_pinned_kernel_ORIGIN}" "PINNED" "ADAEXPLORE_pinned_kernel_ORIGIN")

@@ -37,7 +37,10 @@ else()
 endif()
 expect_file_matches("${header}" "kTuned = true;")
 expect_file_matches("${header}" "// Winner: +UNROLL=")
-expect_file_matches("${build}/_adaexplore/kernels/saxpy/results.jsonl" "\"status\"")
+file(GLOB results "${build}/_adaexplore/database/saxpy/*.jsonl")  # the default ADAEXPLORE_DATABASE
+list(LENGTH results n)
+expect_equal("${n}" 1 "saxpy's results files in ${build}/_adaexplore/database/saxpy")
+expect_file_matches("${results}" "\"status\"")
 run_step(build "${CMAKE_COMMAND}" --build "${build}" --config Release)  # saxpy.cpp static_asserts kTuned
 
 mtimes(before "${header}" "${build}/_adaexplore/kernels/saxpy/spec.json")

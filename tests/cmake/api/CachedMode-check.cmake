@@ -1,0 +1,5 @@
+string(REGEX MATCHALL "CMake Warning" warnings "${stderr}")
+list(LENGTH warnings n)
+if(NOT n EQUAL 1 OR stderr MATCHES "no CUDA GPU at configure time")
+  set(failed "expected one warning (missing), without the no-GPU one")
+endif()

@@ -1,0 +1,32 @@
+set(pin "${BUILD_DIR}/_adaexplore/pin.cmake")
+file(READ "${pin}" script)
+if(NOT script MATCHES "adaexplore_pin\\(c DEFAULTS [^\n]*/c\\.hpp\\]==\\] \\[==\\[${CASES_DIR}/pinned/c\\.hpp\\]==\\]\\)")
+  set(failed "${pin} does not list c's default pin location ${CASES_DIR}/pinned/c.hpp:\n${script}")
+  return()
+endif()
+foreach(round copied unchanged)
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${BUILD_DIR}" --target adaexplore-pin
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(REGEX REPLACE "[ \t\r\n]+" " " out "${out}")
+  if(NOT rc EQUAL 0
+     OR NOT out MATCHES "AdaExplore: pinned a: [^ ]*/a\\.hpp -> ${BUILD_DIR}/pins-explicit/a\\.hpp \\(${round}\\)"
+     OR NOT out MATCHES "AdaExplore: pinned b: [^ ]*/b\\.hpp -> ${BUILD_DIR}/pins/b\\.hpp \\(${round}\\)"
+     OR NOT out MATCHES "AdaExplore: c: not pinned: its header in this build tree holds DEFAULTS values"
+     OR NOT out MATCHES "adaexplore-pin: 2 header\\(s\\) at their pin locations; commit them")
+    set(failed "building adaexplore-pin (${round}) gave exit code ${rc}:\n${out}")
+    return()
+  endif()
+endforeach()
+foreach(pair "a.hpp|pins-explicit/a.hpp" "b.hpp|pins/b.hpp")
+  string(REPLACE "|" ";" pair "${pair}")
+  list(GET pair 0 header)
+  list(GET pair 1 pinned)
+  file(READ "${BUILD_DIR}/adaexplore/include/adaexplore/${header}" want)
+  file(READ "${BUILD_DIR}/${pinned}" got)
+  if(NOT got STREQUAL want OR NOT got MATCHES "kTuned = true")
+    set(failed "${pinned} is not a copy of the tuned ${header}")
+  endif()
+endforeach()
+if(EXISTS "${CASES_DIR}/pinned/c.hpp")
+  set(failed "adaexplore-pin wrote the untuned c.hpp into the source tree")
+endif()
