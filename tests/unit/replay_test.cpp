@@ -4,7 +4,10 @@
 #include <unordered_set>
 
 #include "commands.hpp"
+#include "database.hpp"
 #include "replay_backend.hpp"
+#include "results.hpp"
+#include "spec.hpp"
 #include "strategy.hpp"
 
 namespace adaexplore {
@@ -276,6 +279,203 @@ TEST(ReplayCommand, RefusesBadArguments) {
                      "--strategy-options", "[1]"})
                 .find("JSON object"),
             std::string::npos);
+}
+
+// ---------------------------------------------------------------- results files (--results)
+
+// A tuning spec over a, b in 1..6 with a*b <= 24 (32 valid configurations), with the template and
+// benchmark it names (so that its content hash can be taken).
+std::filesystem::path results_spec() {
+  const auto dir = temp_dir() / "results_space";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "k.hpp.in") << "constexpr int A = ${a}, B = ${b};\n";
+  std::ofstream(dir / "k_bench.cpp") << "int main() {}\n";
+  std::ofstream(dir / "spec.json") << R"({"name": "synthetic_host", "backend": "host",
+    "template": "k.hpp.in", "benchmark": "k_bench.cpp",
+    "parameters": [{"name": "a", "range": {"from": 1, "to": 6}},
+                   {"name": "b", "values": [1, 2, 3, 4, 5, 6]}],
+    "constraints": ["a*b <= 24"], "budget": {"evaluations": 40}})";
+  return dir / "spec.json";
+}
+
+// The recorded outcome of (a, b): a == 1 compile_error, b == 1 resource_limit, one each of
+// launch_error (2,2), crash (3,3), wrong_result (4,4), timeout (5,2), slow (6,2, 9 ms); the rest
+// ok with |a-4| + |b-5| + 1 ms (optimum 1 ms at a=4, b=5). (2,3) is not recorded.
+Outcome results_record(const Space& space, int a, int b) {
+  Outcome o;
+  o.config = space.config_from_texts({{"a", std::to_string(a)}, {"b", std::to_string(b)}});
+  o.label = space.label(o.config);
+  const std::pair<int, int> ab{a, b};
+  if (a == 1) o.status = Status::compile_error;
+  else if (b == 1) o.status = Status::resource_limit;
+  else if (ab == std::pair{2, 2}) o.status = Status::launch_error;
+  else if (ab == std::pair{3, 3}) o.status = Status::crash;
+  else if (ab == std::pair{4, 4}) o.status = Status::wrong_result;
+  else if (ab == std::pair{5, 2}) o.status = Status::timeout;
+  else if (ab == std::pair{6, 2}) o.status = Status::slow, o.objective = 9.0;
+  else o.status = Status::ok, o.objective = std::abs(a - 4) + std::abs(b - 5) + 1.0;
+  if (!is_success(o.status)) o.message = "recorded failure of " + o.label;
+  return o;
+}
+
+// Writes the results file with the tuner's own writer; `spec_hash` overrides key_parts.spec.
+std::filesystem::path synthetic_results(const std::string& name, const std::string& spec_hash = "") {
+  const Spec spec = load_spec(results_spec());
+  ResultsHeader h;
+  h.kernel = spec.name;
+  h.key_parts = content_key_parts(spec);
+  if (!spec_hash.empty()) h.key_parts["spec"] = spec_hash;
+  h.key = content_hash(h.key_parts.dump());
+  h.device = {{"name", "Test CPU"}};
+  h.strategy = "random";
+  h.started = utc_now();
+  const auto path = temp_dir() / name;
+  std::filesystem::remove(path);
+  ResultsWriter writer(path, h, spec.space);
+  for (int a = 1; a <= 6; ++a)
+    for (int b = 1; b <= 6; ++b)
+      if (a * b <= 24 && !(a == 2 && b == 3)) writer.append(results_record(spec.space, a, b));
+  Outcome repeat = results_record(spec.space, 4, 5);  // measured twice: the first record counts
+  repeat.objective = 0.5;
+  writer.append(repeat);
+  return path;
+}
+
+TEST(ReplayResults, RecordedStatusesReplayAsRecorded) {
+  const RecordedSpace space = read_results_space(synthetic_results("ok.jsonl"), results_spec());
+  EXPECT_EQ(space.format, "adaexplore_results");
+  EXPECT_EQ(space.kernel_name, "synthetic_host");
+  EXPECT_EQ(space.device_name, "Test CPU");
+  EXPECT_EQ(space.records.size(), 31u);
+  EXPECT_EQ(space.duplicates, 1u);
+  EXPECT_EQ(space.records_outside_constraints, 0u);
+  EXPECT_TRUE(space.warnings.empty()) << space.warnings.front();
+  EXPECT_EQ(space.space.constraints().size(), 1u);  // the spec's a*b <= 24
+  ReplayBackend backend(space);
+  ASSERT_TRUE(backend.optimum().has_value());
+  EXPECT_EQ(backend.optimum()->label, "a=4,b=5");
+  EXPECT_DOUBLE_EQ(*backend.optimum()->objective, 1.0);  // not the repeated record's 0.5
+  for (const auto& [a, b, status] : std::vector<std::tuple<int, int, Status>>{
+           {1, 4, Status::compile_error}, {3, 1, Status::resource_limit}, {2, 2, Status::launch_error},
+           {3, 3, Status::crash},         {4, 4, Status::wrong_result},   {5, 2, Status::timeout},
+           {6, 2, Status::slow},          {2, 3, Status::invalid},        {6, 4, Status::ok}}) {
+    Prepared p = backend.prepare(space.space.config_from_texts({{"a", std::to_string(a)}, {"b", std::to_string(b)}}));
+    const Outcome o = backend.measure(p);
+    EXPECT_EQ(o.status, status) << o.label;
+    if (status != Status::invalid && !is_success(status))
+      EXPECT_EQ(o.message, "recorded failure of " + o.label);
+  }
+  // The whole space: every valid configuration once, the unrecorded one invalid.
+  const TuneReport all = replay_tuning(backend, "adaexplore", json::object(), 100, 2);
+  check_replay(all, backend, 32);
+  EXPECT_EQ(all.stop_reason, "space exhausted");
+  const std::map<std::string, std::size_t> expected = {
+      {"ok", 15},    {"slow", 1},         {"compile_error", 6}, {"resource_limit", 5}, {"launch_error", 1},
+      {"crash", 1},  {"wrong_result", 1}, {"timeout", 1},       {"invalid", 1}};
+  EXPECT_EQ(all.counts, expected);
+}
+
+TEST(ReplayResults, AConstraintGivenRestrictsTheSpecsSpace) {
+  const RecordedSpace space = read_results_space(synthetic_results("c.jsonl"), results_spec(), {"a != 1"});
+  EXPECT_EQ(space.space.constraints().size(), 2u);
+  EXPECT_EQ(space.records_outside_constraints, 6u);  // a == 1
+  ReplayBackend backend(space);
+  const TuneReport r = replay_tuning(backend, "random", json::object(), 100, 1);
+  check_replay(r, backend, 26);
+  EXPECT_EQ(r.counts.count("compile_error"), 0u);
+}
+
+TEST(ReplayResults, AnotherSpecIsAWarning) {
+  const RecordedSpace space = read_results_space(synthetic_results("other.jsonl", "0123"), results_spec());
+  ASSERT_EQ(space.warnings.size(), 1u);
+  EXPECT_NE(space.warnings[0].find("recorded with another spec"), std::string::npos) << space.warnings[0];
+  EXPECT_NE(space.warnings[0].find("other.jsonl"), std::string::npos) << space.warnings[0];
+}
+
+std::string results_error(const std::filesystem::path& file, const std::filesystem::path& spec) {
+  try {
+    read_results_space(file, spec);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ReplayResults, MalformedFilesNameTheFileAndLine) {
+  const auto good = synthetic_results("good.jsonl");
+  std::ifstream in(good);
+  std::string header, record;
+  std::getline(in, header);
+  std::getline(in, record);
+  auto write = [&](const std::string& name, const std::string& text) {
+    const auto path = temp_dir() / name;
+    std::ofstream(path) << text;
+    return path;
+  };
+  const auto bad_json = write("bad_json.jsonl", header + "\n" + record + "\n{\"config\": \n" + record + "\n");
+  EXPECT_NE(results_error(bad_json, results_spec()).find("bad_json.jsonl:3: not valid JSON"), std::string::npos)
+      << results_error(bad_json, results_spec());
+  json unknown = json::parse(record);
+  unknown["status"] = "exploded";
+  const auto bad_status = write("bad_status.jsonl", header + "\n" + unknown.dump() + "\n");
+  EXPECT_NE(results_error(bad_status, results_spec()).find("bad_status.jsonl:2: bad record"), std::string::npos)
+      << results_error(bad_status, results_spec());
+  json no_objective = json::parse(record);
+  no_objective["status"] = "ok";
+  no_objective["objective_ms"] = nullptr;
+  const auto bad_ok = write("bad_ok.jsonl", header + "\n" + record + "\n" + no_objective.dump() + "\n");
+  EXPECT_NE(results_error(bad_ok, results_spec()).find("bad_ok.jsonl:3: status ok without"), std::string::npos)
+      << results_error(bad_ok, results_spec());
+  json outside = json::parse(record);
+  outside["config"]["a"] = 7;
+  const auto bad_config = write("bad_config.jsonl", header + "\n" + outside.dump() + "\n");
+  EXPECT_NE(results_error(bad_config, results_spec()).find("bad_config.jsonl:2: bad record"), std::string::npos)
+      << results_error(bad_config, results_spec());
+  const auto not_results = write("not_results.jsonl", record + "\n");
+  EXPECT_NE(results_error(not_results, results_spec()).find("not_results.jsonl:1: not an AdaExplore results file"),
+            std::string::npos)
+      << results_error(not_results, results_spec());
+  // Without a spec the space cannot be rebuilt: the header holds hashes only.
+  const std::string no_spec = results_error(good, "");
+  EXPECT_NE(no_spec.find("good.jsonl:1: the search space cannot be rebuilt"), std::string::npos) << no_spec;
+  EXPECT_NE(no_spec.find("--spec"), std::string::npos) << no_spec;
+  EXPECT_NE(results_error(temp_dir() / "missing.jsonl", results_spec()).find("missing.jsonl: no such file"),
+            std::string::npos);
+}
+
+TEST(ReplayCommand, ReplaysAResultsFileWithItsSpec) {
+  const auto out = temp_dir() / "results_trace.json";
+  const auto results = synthetic_results("command.jsonl");
+  const auto [rc, text] = run_replay_command({"--results", results.string(), "--spec", results_spec().string(),
+                                              "--strategy", "adaexplore", "--strategy-options",
+                                              R"({"knowledge_base": false})", "--budget", "40", "--seed", "3",
+                                              "--json", out.string()});
+  ASSERT_EQ(rc, kExitOk) << text;
+  EXPECT_NE(last_line(text).find(" optimum_ms=1 ratio=1"), std::string::npos) << text;  // whole space
+  json trace;
+  std::ifstream(out) >> trace;
+  EXPECT_EQ(trace["results"], results.string());
+  EXPECT_EQ(trace["format"], "adaexplore_results");
+  EXPECT_FALSE(trace.contains("cache"));
+  EXPECT_EQ(trace["constraints"], json::array({"a*b <= 24"}));
+  ASSERT_EQ(trace["evaluations"].size(), 32u);
+  std::size_t timeouts = 0;
+  for (const auto& e : trace["evaluations"]) timeouts += e["status"] == "timeout" ? 1 : 0;
+  EXPECT_EQ(timeouts, 1u);
+}
+
+TEST(ReplayCommand, TakesExactlyOneRecordedSpace) {
+  const std::string cache = synthetic_cache().string();
+  const std::string results = synthetic_results("one.jsonl").string();
+  EXPECT_THROW(run_replay_command({"--cache", cache, "--results", results, "--strategy", "random", "--budget", "3"}),
+               CLI::ExcludesError);
+  try {
+    run_replay_command({"--strategy", "random", "--budget", "3"});
+    ADD_FAILURE() << "no error without --cache or --results";
+  } catch (const std::invalid_argument& e) {
+    testing::internal::GetCapturedStdout();
+    EXPECT_NE(std::string(e.what()).find("--cache FILE or --results FILE"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// `replay`: run a strategy against a recorded search space (a Kernel Tuner cache file) and report
-// how close it came to the recorded optimum. The search-quality benchmark (bench/search_quality.py)
+// `replay`: run a strategy against a recorded search space (a Kernel Tuner cache file, --cache, or
+// a results file of `adaexplore-tuner tune` with the spec it was tuned with, --results and --spec)
+// and report how close it came to the recorded optimum. The search-quality benchmark (bench/search_quality.py)
 // is built on it; its option spellings and output lines are an interface: keep them.
 //
 // stdout: one JSON line per seed, {"seed", "strategy", "budget", "evaluated", "stop_reason",
@@ -7,7 +8,8 @@
 //   best_ms=<best found> optimum_ms=<optimum of the file> ratio=<optimum/best>
 // (with --repeat R > 1: best_ms and ratio are means over the seeds, and " seeds=R" follows; a run
 // that found no success has best_ms null/"none" and ratio 0, and makes the mean best_ms "none").
-// --json OUT: the run object of the JSON line plus the file, constraints and an "evaluations" array
+// --json OUT: the run object of the JSON line plus the file ("cache" or "results", and "format":
+// kernel_tuner_cache or adaexplore_results), constraints and an "evaluations" array
 // (every evaluation in order: "config", "status", "objective" in ms or null, "message" for
 // failures); with R > 1, {"runs": [one such object per seed]}.
 #include <cstdio>
@@ -26,7 +28,7 @@ namespace {
 using nlohmann::json;
 
 struct ReplayArgs {
-  std::string cache, spec, json_out, strategy, strategy_options = "{}";
+  std::string cache, results, spec, json_out, strategy, strategy_options = "{}";
   std::vector<std::string> constraints;
   std::size_t budget = 0, repeat = 1;
   std::uint64_t seed = 1;
@@ -104,8 +106,9 @@ json config_json(const Config& c, const Space& space) {
   return out;
 }
 
-json trace(const TuneReport& r, const KernelTunerCache& cache, const ReplayArgs& a, json run) {
-  run["cache"] = cache.file.string();
+json trace(const TuneReport& r, const RecordedSpace& cache, const ReplayArgs& a, json run) {
+  run[cache.format == "adaexplore_results" ? "results" : "cache"] = cache.file.string();
+  run["format"] = cache.format;
   run["kernel"] = cache.kernel_name;
   run["device"] = cache.device_name;
   run["constraints"] = a.constraints;
@@ -132,7 +135,8 @@ std::string format_ms(const std::optional<double>& v) {
 // Spaces up to this many configurations before constraints are enumerated to count the valid ones.
 constexpr double kDescribeLimit = 4e6;
 
-void describe_space(const KernelTunerCache& cache, const ReplayBackend& backend) {
+void describe_space(const RecordedSpace& cache, const ReplayBackend& backend) {
+  for (const auto& w : cache.warnings) std::cerr << "[adaexplore] warning: " << w << "\n";
   std::size_t failures = 0;
   for (const auto& o : cache.records) failures += is_success(o.status) ? 0 : 1;
   std::cerr << "[adaexplore] replay " << cache.file.string() << ": " << cache.records.size()
@@ -141,6 +145,8 @@ void describe_space(const KernelTunerCache& cache, const ReplayBackend& backend)
   if (cache.records_outside_constraints)
     std::cerr << "; " << cache.records_outside_constraints
               << " records violate the constraints given";
+  if (cache.duplicates)
+    std::cerr << "; " << cache.duplicates << " repeated records ignored (the first of each kept)";
   if (cache.space.cartesian_size() <= kDescribeLimit) {
     std::size_t valid = 0, absent = 0;
     for (const auto& c : cache.space.enumerate_valid(kDescribeLimit))
@@ -185,9 +191,18 @@ int run_replay(ReplayArgs a) {
   if (a.budget == 0) throw std::invalid_argument("--budget must be at least 1 (evaluations)");
   if (a.repeat == 0) throw std::invalid_argument("--repeat must be at least 1 (seeds)");
   a.options = parse_strategy_options(a.strategy_options);
-  if (!a.spec.empty())
-    for (auto& c : constraints_from_spec(a.spec)) a.constraints.push_back(c);
-  const KernelTunerCache cache = read_kernel_tuner_cache(a.cache, a.constraints);
+  if (a.cache.empty() == a.results.empty())
+    throw std::invalid_argument("give exactly one recorded space: --cache FILE or --results FILE --spec SPEC");
+  RecordedSpace cache;
+  if (!a.results.empty()) {
+    cache = read_results_space(a.results, a.spec, a.constraints);
+    a.constraints.clear();  // the trace lists the space's constraints: the spec's and --constraint's
+    for (const auto& c : cache.space.constraints()) a.constraints.push_back(c.text());
+  } else {
+    if (!a.spec.empty())
+      for (auto& c : constraints_from_spec(a.spec)) a.constraints.push_back(c);
+    cache = read_kernel_tuner_cache(a.cache, a.constraints);
+  }
   ReplayBackend backend(cache);
   describe_space(cache, backend);
   const auto& optimum = backend.optimum();
@@ -213,27 +228,37 @@ Command register_replay_command(CLI::App& app) {
   auto a = std::make_shared<ReplayArgs>();
   auto* sub = app.add_subcommand(
       "replay",
-      "Run a strategy on a recorded search space (Kernel Tuner cache file, gzip'd or plain) "
-      "without compiling or "
-      "running anything: each evaluation returns the recorded outcome. Budget counts distinct "
+      "Run a strategy on a recorded search space (a Kernel Tuner cache file, gzip'd or plain, or a "
+      "results file of `adaexplore-tuner tune` with its spec) without compiling or "
+      "running anything: each evaluation returns the recorded outcome, failures with their recorded "
+      "status; a configuration the file lacks is `invalid`. Budget counts distinct "
       "configurations, "
       "failures included (Kernel Tuner's max_fevals); no defaults are evaluated first. Same seed, "
       "same trace. "
       "Prints one JSON line per seed, then as the LAST line: best_ms=B optimum_ms=O ratio=O/B "
       "(means over seeds "
       "with --repeat, then seeds=R; best_ms=none and ratio 0 when nothing succeeded).");
-  sub->add_option(
-         "--cache", a->cache,
-         "Kernel Tuner cache file (.json or .json.gz); format in tuner/src/kernel_tuner_cache.hpp")
-      ->required();
+  auto* cache = sub->add_option(
+      "--cache", a->cache,
+      "Kernel Tuner cache file (.json or .json.gz); format in tuner/src/kernel_tuner_cache.hpp");
+  auto* results = sub->add_option(
+      "--results", a->results,
+      "results file written by `adaexplore-tuner tune` (JSON Lines, format in tuner/src/results.hpp), "
+      "replayed with the statuses it recorded (ok, slow, compile_error, resource_limit, launch_error, "
+      "crash, wrong_result, timeout); needs --spec, the tuning spec it was recorded with (its header "
+      "holds only hashes of the spec); a configuration recorded twice replays its first record");
+  cache->excludes(results);
+  results->excludes(cache);
   sub->add_option("--constraint", a->constraints,
                   "restriction of the recorded space, product or Python syntax (\"32 <= bx*by <= "
                   "1024\"); repeatable. "
                   "Configurations outside the file replay as invalid, so give the restrictions the "
                   "file was made with");
   sub->add_option("--spec", a->spec,
-                  "JSON file adding constraints: {\"constraints\": [...]} or a T1 space definition "
-                  "(ConfigurationSpace.Conditions[].Expression)")
+                  "with --cache: JSON file adding constraints: {\"constraints\": [...]} or a T1 space "
+                  "definition (ConfigurationSpace.Conditions[].Expression); with --results: the tuning "
+                  "spec (tuner/src/spec.hpp) the results were recorded with, giving the parameters and "
+                  "constraints (a warning when its content hash differs from the file's key_parts.spec)")
       ->check(CLI::ExistingFile);
   sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)")
       ->required();

@@ -44,8 +44,13 @@ class CacheFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct KernelTunerCache {
+/// A recorded search space to replay (replay_backend.hpp): read from a Kernel Tuner cache file
+/// (below) or from a results file of `adaexplore-tuner tune` (read_results_space in
+/// replay_backend.hpp). Named KernelTunerCache too, its first source.
+struct RecordedSpace {
   std::filesystem::path file;
+  /// "kernel_tuner_cache" or "adaexplore_results": which reader made it (the replay trace says).
+  std::string format = "kernel_tuner_cache";
   std::string kernel_name;
   std::string device_name;
   nlohmann::json problem_size;
@@ -61,7 +66,13 @@ struct KernelTunerCache {
   std::vector<Outcome> records;
   /// Records that violate a caller's constraint (kept; strategies never propose them).
   std::size_t records_outside_constraints = 0;
+  /// Results files only: later records of a configuration already read (the first is kept).
+  std::size_t duplicates = 0;
+  /// Notes met while reading (a dropped half-written last line, a spec that differs from the
+  /// one the results were recorded with), for the caller to print.
+  std::vector<std::string> warnings;
 };
+using KernelTunerCache = RecordedSpace;
 
 /// Reads `file` (gzip'd files are decompressed by running `gzip -dc`). `constraints` use the
 /// product or Kernel Tuner (Python) syntax, see expr.hpp. Throws CacheFileError for a missing,

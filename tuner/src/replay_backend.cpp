@@ -2,11 +2,14 @@
 
 #include <limits>
 
+#include "database.hpp"
+#include "results.hpp"
+#include "spec.hpp"
 #include "strategy.hpp"
 
 namespace adaexplore {
 
-ReplayBackend::ReplayBackend(const KernelTunerCache& cache) : cache_(cache) {
+ReplayBackend::ReplayBackend(const RecordedSpace& cache) : cache_(cache) {
   index_.reserve(cache.records.size());
   for (std::size_t i = 0; i < cache.records.size(); ++i) {
     const Outcome& o = cache.records[i];
@@ -43,6 +46,91 @@ Outcome ReplayBackend::measure(Prepared& prepared) {
   o.message =
       "not in the recorded space: " + cache_.file.string() + " holds no record of " + o.label;
   return o;
+}
+
+namespace {
+
+std::string at_line(const std::filesystem::path& file, std::size_t line) {
+  return file.string() + ":" + std::to_string(line) + ": ";
+}
+
+// The spec's parameters and constraints, plus the caller's.
+Space space_of(const Spec& spec, const std::vector<std::string>& constraints) {
+  std::vector<std::string> all;
+  for (const auto& c : spec.space.constraints()) all.push_back(c.text());
+  all.insert(all.end(), constraints.begin(), constraints.end());
+  try {
+    return Space(spec.space.parameters(), all);
+  } catch (const std::exception& e) {
+    throw CacheFileError(spec.file.string() + ": constraint: " + e.what());
+  }
+}
+
+// A success must carry its objective: the replay ranks by it.
+void check_objectives(const RawResults& raw, const std::filesystem::path& file) {
+  for (const auto& r : raw.records) {
+    const Status status = status_from_string(r.json.at("status").get<std::string>());
+    const auto it = r.json.find("objective_ms");
+    if (is_success(status) && (it == r.json.end() || !it->is_number()))
+      throw ResultsError(at_line(file, r.line) + "status " + to_string(status) +
+                         " without a numeric \"objective_ms\": a success must carry its objective (ms); "
+                         "the file is damaged");
+  }
+}
+
+// key_parts.spec against the spec given: a warning when they differ (an edited spec).
+void compare_spec_hash(const RawResults& raw, const Spec& spec, const std::filesystem::path& file,
+                       std::vector<std::string>& warnings) {
+  const auto recorded = raw.header.key_parts.find("spec");
+  if (recorded == raw.header.key_parts.end()) return;
+  std::string given;
+  try {
+    given = content_key_parts(spec).at("spec").get<std::string>();
+  } catch (const std::exception&) {
+    return;  // the spec's template or benchmark is not there to hash: no comparison
+  }
+  if (*recorded != given)
+    warnings.push_back(file.string() + ": recorded with another spec than " + spec.file.string() +
+                       " (key_parts.spec " + recorded->dump() + ", the given spec hashes to \"" + given +
+                       "\"); records are matched by parameter name and value, configurations the file "
+                       "lacks replay as invalid");
+}
+
+}  // namespace
+
+RecordedSpace read_results_space(const std::filesystem::path& results, const std::filesystem::path& spec_file,
+                                 const std::vector<std::string>& constraints) {
+  if (!std::filesystem::is_regular_file(results))
+    throw ResultsError(results.string() + ": no such file; check the path given to --results");
+  const RawResults raw = read_raw_results(results);
+  if (spec_file.empty()) {
+    std::string parts;
+    for (const auto& [k, v] : raw.header.key_parts.items()) parts += (parts.empty() ? "" : ", ") + k;
+    throw ResultsError(at_line(results, raw.header_line) +
+                       "the search space cannot be rebuilt from this results file: its header's key_parts (" +
+                       (parts.empty() ? std::string("none") : parts) +
+                       ") hold content hashes, not the spec's parameters and constraints; give the tuning spec "
+                       "the results were recorded with: --spec SPEC.json");
+  }
+  const Spec spec = load_spec(spec_file);
+  RecordedSpace out;
+  out.file = results;
+  out.format = "adaexplore_results";
+  out.kernel_name = raw.header.kernel;
+  if (raw.header.device.is_object()) out.device_name = raw.header.device.value("name", std::string());
+  out.problem_size = nullptr;
+  out.space = space_of(spec, constraints);
+  out.warnings = raw.warnings;
+  if (!raw.header.kernel.empty() && raw.header.kernel != spec.name)
+    out.warnings.push_back(results.string() + ": results of kernel '" + raw.header.kernel + "', spec " +
+                           spec_file.string() + " names '" + spec.name + "'");
+  compare_spec_hash(raw, spec, results, out.warnings);
+  check_objectives(raw, results);
+  ResultsFile file = results_from_raw(raw, results, out.space);
+  out.duplicates = file.duplicates;
+  out.records = std::move(file.outcomes);
+  for (const auto& o : out.records) out.records_outside_constraints += out.space.satisfies(o.config) ? 0 : 1;
+  return out;
 }
 
 TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,

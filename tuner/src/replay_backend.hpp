@@ -1,6 +1,7 @@
 // `replay`: a backend that answers from a recorded, exhaustively measured search space (a Kernel
-// Tuner cache file, see kernel_tuner_cache.hpp) instead of compiling and running anything. Used to
-// benchmark strategies offline: same strategy, seed and file, same trace.
+// Tuner cache file, see kernel_tuner_cache.hpp, or a results file of `adaexplore-tuner tune`, see
+// read_results_space below) instead of compiling and running anything. Used to benchmark
+// strategies offline: same strategy, seed and file, same trace.
 #pragma once
 
 #include <optional>
@@ -16,7 +17,7 @@ class ReplayBackend : public Backend {
  public:
   /// `cache` must outlive the backend. Stateless after construction: one backend serves any
   /// number of tunings (several seeds) of the same file.
-  explicit ReplayBackend(const KernelTunerCache& cache);
+  explicit ReplayBackend(const RecordedSpace& cache);
 
   std::string name() const override { return "replay"; }
   /// {"name": device_name, "kernel": kernel_name, "recorded": file path, "problem_size": ...}.
@@ -33,13 +34,28 @@ class ReplayBackend : public Backend {
   /// The best recorded success (lowest objective, first in file order on ties); none when every
   /// record is a failure.
   const std::optional<Outcome>& optimum() const { return optimum_; }
-  const KernelTunerCache& cache() const { return cache_; }
+  const RecordedSpace& cache() const { return cache_; }
 
  private:
-  const KernelTunerCache& cache_;
+  const RecordedSpace& cache_;
   std::unordered_map<Config, std::size_t, ConfigHash> index_;
   std::optional<Outcome> optimum_;
 };
+
+/// Reads a results file written by `adaexplore-tuner tune` (JSON Lines, results.hpp) as a recorded
+/// space: every record replays with its recorded status (ok, slow, compile_error, resource_limit,
+/// launch_error, crash, wrong_result, timeout, invalid), objective (ms), timing, resources and
+/// message; a configuration recorded twice replays its first record (`duplicates` counts the
+/// others). The header's key_parts hold only content hashes of the spec, the template and the
+/// benchmark, not the parameters and constraints, so the space comes from `spec`: the tuning spec
+/// (spec.hpp) the results were recorded with, whose parameters and constraints it takes, plus the
+/// caller's `constraints` (product or Python syntax). When the spec's content hash differs from
+/// key_parts.spec, a warning says so (records are matched by parameter name and value text).
+/// Throws ResultsError "<file>:<line>: ..." for a malformed file or a record that is not a
+/// configuration of the space, and for a missing `spec` (naming the file and --spec); SpecError for a
+/// bad spec; CacheFileError for a constraint that does not parse.
+RecordedSpace read_results_space(const std::filesystem::path& results, const std::filesystem::path& spec,
+                                 const std::vector<std::string>& constraints = {});
 
 /// One replayed tuning: `strategy` (a registered name, with its JSON `options`) seeded with
 /// `seed`, run through run_tuning with no baseline first and no setup-failure stop, until
