@@ -75,7 +75,14 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     status line naming its pinned header, or a warning when it falls back to its ``DEFAULTS``.
   * Cross-compiling (``CMAKE_CROSSCOMPILING``), either backend: never tuned, since neither this
     machine's GPU nor its CPU is the target's. ``AUTO`` then acts as ``CACHED`` (below): the
-    database's stored winner, else the pinned header, else the ``DEFAULTS``.
+    database's stored winner for this machine's key, else the pinned header, else the
+    ``DEFAULTS``. The target's values come from a pinned header: made on the target (configure
+    there natively, build ``adaexplore-pin``), or written from the target's tuning database with
+    ``adaexplore-tuner header --database <db> --spec <spec> --out <dir>/<name>.hpp`` (databases of
+    several targets merged first with ``adaexplore-tuner merge``), and given here as
+    ``PINNED_HEADER`` or through ``ADAEXPLORE_PINNED_DIR``. A merged database alone does not
+    serve: ``CACHED`` looks up the key of the configuring machine (its CPU, its GPU), never the
+    target's.
 
   ``ADAEXPLORE_MODE`` (below) overrides this choice. A pinned header records the device it was
   tuned on (its ``// Device:`` line); when one is used for a ``cuda`` kernel on a machine whose
@@ -227,8 +234,12 @@ before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a 
   ``AUTO`` (default): tune when possible, as described above. ``TUNE``: tune every kernel; a
   ``cuda`` kernel without a GPU, or any kernel while cross-compiling, is an error. ``CACHED``:
   evaluate nothing, only read the database (``adaexplore-tuner tune --cached``): the stored
-  winner for the kernel's current spec, sources and device (``ORIGIN`` ``TUNED``); where there is
-  none, the pinned header (a status line says so) else the ``DEFAULTS`` (a warning says so).
+  winner for the kernel's current spec, sources and this machine's device (``ORIGIN``
+  ``TUNED``): the key is computed here, from this machine's CPU model and compiler (``host``) or
+  its GPU (``cuda``: without a GPU there is no key, so nothing is read), so results measured on
+  another machine serve only a machine of the same model. Where there is none, the pinned header
+  (a status line says so) else the ``DEFAULTS`` (a warning says so). For another machine's
+  values, use a pinned header (``PINNED_HEADER``, ``ADAEXPLORE_PINNED_DIR``).
   ``PINNED``: use every kernel's pinned header, never tune; a missing one is an error
   (reproducible release builds). ``DEFAULTS``: use the defaults, never tune. ``OFF``: the same as
   ``DEFAULTS``.
@@ -241,16 +252,21 @@ before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a 
   is taken from the top build folder. Set it to a shared folder
   (``-DADAEXPLORE_DATABASE=$HOME/.cache/adaexplore``) to share results across build trees, which
   may configure at the same time; a tree then answers from what another measured.
-  ``adaexplore-tuner merge --into <folder> <other>...`` merges databases from other machines.
+  ``adaexplore-tuner merge --into <folder> <other>...`` merges databases from other machines:
+  a configure uses the merged results of its own machine's key (the same CPU or GPU model);
+  ``adaexplore-tuner header --database <folder> --spec <spec> --out <file>`` writes one header
+  for every GPU model stored, to be used as a pinned header.
 
 ``ADAEXPLORE_RETUNE``
   ``ALL``, or a ;-list of kernel names (``-DADAEXPLORE_RETUNE=gemm;scale``): these kernels, where
   this configure tunes them, are tuned again from scratch (``--retune``: the stored results of
-  their current key are set aside, not deleted). Default empty. One-shot: after a configure that
-  retuned a kernel, the module clears the cache entry and says so, so the next configure answers
-  from the database again. A configure that retuned nothing (no GPU, ``PINNED``, ``CACHED`` or
-  ``DEFAULTS`` mode, a configure that failed) leaves it set. A name that no call of the configure
-  declares gets a warning.
+  their current key are set aside, not deleted). Default empty. One-shot per kernel: after a
+  configure that retuned some of them, the module keeps in the cache entry only the names not
+  retuned yet (``ALL`` becomes the list of kernels not retuned) and clears it once every named
+  kernel was retuned, saying which; the retuned kernels then answer from the database again. A
+  configure that retuned nothing (no GPU, ``PINNED``, ``CACHED`` or ``DEFAULTS`` mode, a
+  configure that failed) leaves it as it was. A name that no call of the configure declares gets a
+  warning (and is kept).
 
 ``ADAEXPLORE_DEVICE``
   The CUDA device index to detect and tune on (``device --index``, ``tune --device``; recorded in
@@ -344,12 +360,12 @@ include_guard(GLOBAL)
 cmake_policy(VERSION 3.20...4.1)  # include() gives this file its own policy scope
 
 set(ADAEXPLORE_MODE "AUTO" CACHE STRING
-    "AdaExplore: AUTO (tune when possible), TUNE (always; error without a GPU), CACHED (tuning database only), PINNED (pinned headers only), DEFAULTS or OFF (never tune)")
+    "AdaExplore: AUTO (tune when possible), TUNE (always; error without a GPU), CACHED (tuning database only, this machine's key), PINNED (pinned headers only), DEFAULTS or OFF (never tune)")
 set_property(CACHE ADAEXPLORE_MODE PROPERTY STRINGS AUTO TUNE CACHED PINNED DEFAULTS OFF)
 set(ADAEXPLORE_DATABASE "${CMAKE_BINARY_DIR}/_adaexplore/database" CACHE PATH
     "AdaExplore: the tuning database folder (tune --database); a shared folder shares results across build trees")
 set(ADAEXPLORE_RETUNE "" CACHE STRING
-    "AdaExplore: ALL or a ;-list of kernel names to tune again from scratch; cleared after a configure that retuned")
+    "AdaExplore: ALL or a ;-list of kernel names to tune again from scratch; a name leaves it once its kernel was retuned")
 set(ADAEXPLORE_DEVICE "0" CACHE STRING "AdaExplore: the CUDA device index to tune on")
 set(ADAEXPLORE_PINNED_DIR "" CACHE PATH
     "AdaExplore: folder of pinned headers <name>.hpp (default: pinned/ beside each calling CMakeLists.txt)")
@@ -1139,14 +1155,16 @@ function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
     set(origin PINNED)
   elseif(CMAKE_CROSSCOMPILING)
     if(mode STREQUAL "TUNE")
-      _adaexplore_database(database)
       _adaexplore_fail("${name}" "ADAEXPLORE_MODE is TUNE but this configure is cross-compiling "
                        "(CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}): ${name} is "
                        "never tuned on this machine, whose GPU and CPU are not the target's. Tune it on the "
-                       "target (configure there natively), then either pin it there with `cmake --build <build> "
-                       "--target adaexplore-pin` and commit the pinned header, or merge that machine's database "
-                       "into this one with `adaexplore-tuner merge --into ${database} <its database>`; then "
-                       "configure here with -DADAEXPLORE_MODE=CACHED (or PINNED, or AUTO).")
+                       "target (configure there natively) and pin it there with `cmake --build <build> --target "
+                       "adaexplore-pin`, or write its header from the target's tuning database with "
+                       "`adaexplore-tuner header --database <its database> --spec <its build>/_adaexplore/kernels/"
+                       "${name}/spec.json --out <dir>/${name}.hpp`; give that header here as PINNED_HEADER, or "
+                       "as ${name}.hpp in ADAEXPLORE_PINNED_DIR, then configure with -DADAEXPLORE_MODE=PINNED "
+                       "(or AUTO). A merged database does not serve here: CACHED looks up this machine's key "
+                       "(its CPU, its GPU), not the target's.")
     endif()
     _adaexplore_note_cross_compiling_once()
     set(origin CACHED)
@@ -1461,7 +1479,8 @@ message(STATUS "AdaExplore: adaexplore-pin: ${pinned_count} header(s) at their p
   _adaexplore_write_if_changed("${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake" "${script}")
 endfunction()
 
-# ADAEXPLORE_RETUNE is one-shot: cleared after a configure that retuned a kernel.
+# ADAEXPLORE_RETUNE is one-shot per kernel: after a configure that retuned some, only the names
+# not retuned yet stay in it (cleared when none is left).
 function(_adaexplore_finish_retune)
   set(requested "${ADAEXPLORE_RETUNE}")
   if(requested STREQUAL "")
@@ -1480,6 +1499,7 @@ function(_adaexplore_finish_retune)
       list(APPEND unknown "${item}")
     endif()
   endforeach()
+  set(unknown_names ${unknown})
   if(unknown)
     string(REPLACE ";" ", " unknown "${unknown}")
     string(REPLACE ";" ", " declared "${kernels}")
@@ -1497,11 +1517,19 @@ function(_adaexplore_finish_retune)
   endif()
   if(retuned)
     string(REPLACE ";" ", " retuned "${retuned}")
+    # Kept: the names not retuned yet (kernels not tuned in this configure, names none declares).
+    set(keep ${wanted} ${unknown_names})
     get_property(doc CACHE ADAEXPLORE_RETUNE PROPERTY HELPSTRING)
-    set(ADAEXPLORE_RETUNE "" CACHE STRING "${doc}" FORCE)
-    message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}' retuned ${retuned}${not_retuned}; cleared "
-                   "ADAEXPLORE_RETUNE, so the next configure answers from the tuning database again (set it "
-                   "again to retune again).")
+    set(ADAEXPLORE_RETUNE "${keep}" CACHE STRING "${doc}" FORCE)
+    if(keep)
+      message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}' retuned ${retuned}${not_retuned}; "
+                     "ADAEXPLORE_RETUNE is now '${keep}', the names not retuned yet, for the next configure "
+                     "that tunes them; the retuned kernels answer from the tuning database again.")
+    else()
+      message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}' retuned ${retuned}${not_retuned}; cleared "
+                     "ADAEXPLORE_RETUNE, so the next configure answers from the tuning database again (set it "
+                     "again to retune again).")
+    endif()
   else()
     message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}': no kernel it names was tuned in this configure "
                    "(no GPU, cross-compiling, or ADAEXPLORE_MODE ${ADAEXPLORE_MODE}), so nothing was retuned; it "

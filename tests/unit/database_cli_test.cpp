@@ -129,16 +129,20 @@ class DatabaseCli : public ::testing::Test {
 };
 
 TEST_F(DatabaseCli, TwoTuningsIntoOneDatabaseAtOnceKeepEveryRecord) {
-  auto a = std::async(std::launch::async, [&] {
-    auto args = tune_args(5, "a.hpp");
-    args.insert(args.end(), {"--seed", "1"});
+  // Two build trees: one database, each its own work folder (as the CMake module gives each tree),
+  // the same key (paths are not part of it).
+  auto tree = [&](const std::string& name, const std::string& seed) {
+    nlohmann::json spec = nlohmann::json::parse(std::ifstream(dir_ / "spec.json"));
+    spec["work_dir"] = (dir_ / ("work-" + name)).string();
+    const fs::path file = dir_ / ("spec-" + name + ".json");
+    std::ofstream(file) << spec.dump(2);
+    auto args = tune_args(5, name + ".hpp");
+    args[3] = file.string();  // --spec
+    args.insert(args.end(), {"--seed", seed});
     return run(args);
-  });
-  auto b = std::async(std::launch::async, [&] {
-    auto args = tune_args(5, "b.hpp");
-    args.insert(args.end(), {"--seed", "2"});
-    return run(args);
-  });
+  };
+  auto a = std::async(std::launch::async, [&] { return tree("a", "1"); });
+  auto b = std::async(std::launch::async, [&] { return tree("b", "2"); });
   const TunerRun ra = a.get(), rb = b.get();
   ASSERT_EQ(ra.code, 0) << ra.out << ra.err;
   ASSERT_EQ(rb.code, 0) << rb.out << rb.err;
@@ -207,6 +211,34 @@ TEST_F(DatabaseCli, TuningKilledWithSigkillResumesWithoutMeasuringAnythingTwice)
   std::set<std::string> labels;
   for (const auto& r : records)
     EXPECT_TRUE(labels.insert(r["label"].get<std::string>()).second) << r["label"];
+}
+
+// Without --database, --fresh moves the results file aside under a name of its own each time: a
+// second --fresh (within the same second too) never replaces the first one's file.
+TEST_F(DatabaseCli, FreshTwiceKeepsEveryEarlierResultsFile) {
+  const fs::path results = dir_ / "results.jsonl";
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> args = {ADAEXPLORE_TUNER_EXECUTABLE, "tune", "--spec", (dir_ / "spec.json").string(),
+                                     "--results", results.string(), "--header", (dir_ / "tuned.hpp").string(),
+                                     "--budget", "1", "--quiet"};
+    if (i > 0) args.push_back("--fresh");
+    const TunerRun r = run(args);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    if (i > 0) EXPECT_NE(r.err.find("--fresh given; earlier results kept in " + results.string() + "."), std::string::npos) << r.err;
+  }
+  std::vector<fs::path> aside;
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("results.jsonl.", 0) == 0 && e.path().extension() != ".lock") aside.push_back(e.path());
+  }
+  ASSERT_EQ(aside.size(), 2u);
+  for (const auto& a : aside) {
+    EXPECT_TRUE(std::regex_match(a.filename().string(),
+                                 std::regex(R"(results\.jsonl\.[0-9a-f]{12}-\d{8}T\d{6}Z(-\d+)?)")))
+        << a;
+    EXPECT_EQ(records_of(a).size(), 1u) << a;
+  }
+  EXPECT_EQ(records_of(results).size(), 1u);
 }
 
 TEST_F(DatabaseCli, CachedRetuneAndHeaderCommands) {

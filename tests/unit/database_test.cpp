@@ -85,7 +85,9 @@ class Database : public ::testing::Test {
     if (!HasFailure()) fs::remove_all(dir_);
   }
   // A spec whose template and benchmark live in `folder`.
-  Spec spec(const fs::path& folder, const std::string& template_text = "// ${X} ${Y}\n") const {
+  // `patch`: merged into the spec's JSON (RFC 7386 merge patch).
+  Spec spec(const fs::path& folder, const std::string& template_text = "// ${X} ${Y}\n",
+            const nlohmann::json& patch = nlohmann::json::object()) const {
     fs::create_directories(folder);
     std::ofstream(folder / "k.cu.in") << template_text;
     std::ofstream(folder / "k_bench.cu") << "// benchmark\n";
@@ -99,10 +101,34 @@ class Database : public ::testing::Test {
                         {"constraints", {"X + Y <= 30"}},
                         {"defaults", {{"X", 1}, {"Y", 1}}},
                         {"compiler", {{"path", folder.string() + "/nvcc"}, {"arch", "sm_90"}}}};
+    j.merge_patch(patch);
     return parse_spec(j, folder / "spec.json");
   }
   fs::path dir_;
 };
+
+// Include directories (absolute, as CMake's INCLUDE_DIRECTORIES writes them) and time limits do
+// not change a measurement's key; compiler flags and run arguments do.
+TEST_F(Database, KeyLeavesOutIncludeDirectoriesAndTimeLimits) {
+  auto with = [&](const std::string& where, const nlohmann::json& patch) {
+    return content_key_parts(spec(dir_ / where, "// ${X} ${Y}\n", patch));
+  };
+  const nlohmann::json a = with("checkout-a", {{"compiler", {{"include_dirs", {(dir_ / "checkout-a" / "include").string()}},
+                                                             {"timeout_s", 120}}},
+                                               {"run", {{"timeout_s", 30}, {"args", {"--n", "64"}}}}});
+  const nlohmann::json b = with("elsewhere/checkout-b",
+                                {{"compiler", {{"include_dirs", {(dir_ / "elsewhere/checkout-b/include").string(), "/opt/x"}},
+                                               {"timeout_s", 600}}},
+                                 {"run", {{"timeout_s", 90}, {"timeout_factor", 4}, {"timeout_floor_s", 2},
+                                          {"args", {"--n", "64"}}}}});
+  EXPECT_EQ(a, b);
+  const nlohmann::json other_args =
+      with("checkout-c", {{"run", {{"timeout_s", 30}, {"args", {"--n", "128"}}}}});
+  EXPECT_NE(a["spec"], other_args["spec"]);
+  const nlohmann::json other_flags = with("checkout-d", {{"compiler", {{"flags", {"-O2"}}}},
+                                                         {"run", {{"timeout_s", 30}, {"args", {"--n", "64"}}}}});
+  EXPECT_NE(a["spec"], other_flags["spec"]);
+}
 
 TEST_F(Database, KeyHashesContentNotPathsAndDeviceModelNotItsIdentity) {
   const Spec a = spec(dir_ / "checkout-a");
@@ -286,7 +312,9 @@ class CountingBackend : public Backend {
     o.objective = 1.0 + p.config[0] + p.config[1];
     return o;
   }
+  void calibrate(const Outcome& baseline) override { calibrated.push_back(baseline.config); }
   std::vector<Config> measured;
+  std::vector<Config> calibrated;
   std::function<void(const Config&)> on_measure;
 };
 
@@ -319,6 +347,11 @@ TEST_F(Database, TuningObservesRecordsOtherProcessesAppendAndWarmStartsAfterTheB
   options.budget = 60;
   options.warm_start = {{2, 2}, {1, 1}, {3, 3}, {2, 2}};  // a repeat and the baseline: skipped
   const TuneReport report = run_tuning(s, {1, 1}, backend, *strategy, options, &mine);
+  // The other process's records arrive right after the baseline's, so the last outcome is not the
+  // baseline: it is found by its configuration and calibrates the backend once.
+  ASSERT_TRUE(report.baseline);
+  EXPECT_EQ(report.baseline->config, (Config{1, 1}));
+  EXPECT_EQ(backend.calibrated, (std::vector<Config>{{1, 1}}));
   ASSERT_GE(backend.measured.size(), 3u);
   EXPECT_EQ(backend.measured[0], (Config{1, 1}));
   EXPECT_EQ(backend.measured[1], (Config{2, 2}));

@@ -162,6 +162,22 @@ TEST(MultiDeviceHeader, MatchesTheGoldenFile) {
   EXPECT_EQ(h, render_multi_device_header(gemm_space(), two_devices(), kDefaults, common_info()));
 }
 
+// An integral value written as "64.0" in the spec: `Params{true, 64.0}` would not compile (narrowing
+// in braces to an int member).
+TEST(MultiDeviceHeader, IntegralValuesWrittenWithAFractionBecomeIntegerLiterals) {
+  Parameter tile{"TILE", {Value::from_text("64.0"), Value::from_text("128")}};
+  Parameter big{"BIG", {Value::from_text("4294967296"), Value::from_text("1.0")}};
+  DeviceHeaderEntry e;
+  e.compute_capability = 90;
+  e.config = {0, 0};
+  e.info.device = {{"name", "NVIDIA H200"}, {"compute_capability", "9.0"}};
+  const std::string h = render_multi_device_header(Space({tile, big}, {}), {e}, {1, 1}, common_info());
+  EXPECT_NE(h.find("  int TILE;\n  long long BIG;\n"), std::string::npos) << h;
+  EXPECT_NE(h.find("return Params{true, 64, 4294967296LL};"), std::string::npos) << h;
+  EXPECT_NE(h.find("return Params{false, 128, 1LL};"), std::string::npos) << h;
+  EXPECT_EQ(h.find("64.0"), std::string::npos) << h;
+}
+
 TEST(MultiDeviceHeader, RefusesParametersItCannotType) {
   Parameter mixed{"MIXED", {Value::from_number(1), Value::from_text("auto")}};
   EXPECT_THROW(render_multi_device_header(Space({mixed}, {}), {}, {0}, common_info()), std::invalid_argument);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "file_lock.hpp"
 #include "render.hpp"
 
 namespace adaexplore {
@@ -307,6 +308,46 @@ TEST_F(Results, HalfWrittenLineOfAKilledWriterIsCutByTheNextAppendWithAWarning) 
   EXPECT_TRUE(f.warnings.empty());
   ASSERT_EQ(f.outcomes.size(), 2u);
   EXPECT_EQ(nlohmann::json::parse(lines()[2])["index"], 1);
+}
+
+// A complete last line without its '\n' that is a bad record: the writer's error leaves the
+// file byte for byte as it was (the '\n' is added only to a record that was taken).
+TEST_F(Results, BadLastRecordWithoutNewlineIsAnErrorThatLeavesTheFileAsItWas) {
+  write({ok({0, 0, 0}, 1.0)});
+  std::ofstream(path_, std::ios::binary | std::ios::app) << R"({"index": 1, "config": {"NOPE": 3}, "status": "ok"})";
+  const std::string before = read_file(path_);
+  try {
+    ResultsWriter w(path_, header(), space_);
+    ADD_FAILURE() << "no error for a record outside the space";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find(path_.string() + ":3: bad record"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(path_), before);
+}
+
+// Pure readers create nothing: no lock file beside committed data, no folders for a mistyped path.
+TEST_F(Results, ReadingCreatesNoLockFileAndAMissingFileNothingAtAll) {
+  write({ok({0, 0, 0}, 1.0)});
+  const fs::path fresh = dir_ / "committed" / "results.jsonl";
+  fs::create_directories(fresh.parent_path());
+  fs::copy_file(path_, fresh);
+  EXPECT_EQ(read_results(fresh, space_).outcomes.size(), 1u);
+  EXPECT_EQ(read_raw_results(fresh).records.size(), 1u);
+  EXPECT_FALSE(fs::exists(lock_path_for(fresh)));
+  EXPECT_EQ(std::distance(fs::directory_iterator(fresh.parent_path()), fs::directory_iterator()), 1);
+  // A writer's lock file is used, and left as it is.
+  EXPECT_TRUE(fs::exists(lock_path_for(path_)));
+  EXPECT_EQ(read_results(path_, space_).outcomes.size(), 1u);
+
+  const fs::path typo = dir_ / "typo" / "dir" / "results.jsonl";
+  try {
+    read_results(typo, space_);
+    ADD_FAILURE() << "no error for a missing file";
+  } catch (const ResultsError& e) {
+    EXPECT_NE(std::string(e.what()).find(typo.string() + ": no such results file"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_raw_results(typo), ResultsError);
+  EXPECT_FALSE(fs::exists(dir_ / "typo"));
 }
 
 TEST_F(Results, HeaderKeepsFieldsItDoesNotKnow) {

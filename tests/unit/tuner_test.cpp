@@ -340,10 +340,23 @@ TEST(Tuner, ProgressLinesArePrinted) {
   EXPECT_NE(lines[1].find(" ms"), std::string::npos) << lines[1];
 }
 
-TEST(Tuner, NewOutcomesAreAppendedToTheResultsFile) {
+// A folder of its own per test (the results file and its .lock), removed with everything in it,
+// also when an assertion ends the test early.
+class TunerFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("adaexplore-tuner-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(TunerFiles, NewOutcomesAreAppendedToTheResultsFile) {
   const Space s = space();
-  const fs::path path = fs::temp_directory_path() / ("adaexplore-tuner-" + std::to_string(::getpid()) + ".jsonl");
-  fs::remove(path);
+  const fs::path path = dir_ / "results.jsonl";
   std::vector<Outcome> previous(1, FakeBackend::outcome_for({1, 1}));
   previous[0].config = {1, 1};
   {
@@ -357,7 +370,6 @@ TEST(Tuner, NewOutcomesAreAppendedToTheResultsFile) {
   const ResultsFile f = read_results(path, s);
   ASSERT_EQ(f.outcomes.size(), 5u);  // the previous outcome was not written again
   EXPECT_EQ(f.outcomes[0].config, kBaseline);
-  fs::remove(path);
 }
 
 // FakeBackend with timings: ten per-run values within 0.1% of the objective; records calibrate().
@@ -386,10 +398,9 @@ Status status_of(const TuneReport& r, const Config& c) {
 }
 
 // Baseline {2,2}: 27 ms. {1,1}: 41 ms and {2,3}+... are compared with it; {7,3} (1 ms) is faster.
-TEST(Tuner, NewOutcomesSignificantlySlowerThanTheBaselineAreSlow) {
+TEST_F(TunerFiles, NewOutcomesSignificantlySlowerThanTheBaselineAreSlow) {
   const Space s = space();
-  const fs::path path = fs::temp_directory_path() / ("adaexplore-tuner-slow-" + std::to_string(::getpid()) + ".jsonl");
-  fs::remove(path);
+  const fs::path path = dir_ / "results.jsonl";
   TimedBackend backend;
   ListStrategy strategy({{1, 1}, {7, 3}, {2, 3}, {0, 4}, {1, 2}});
   TuneReport r;
@@ -428,7 +439,6 @@ TEST(Tuner, NewOutcomesSignificantlySlowerThanTheBaselineAreSlow) {
   EXPECT_EQ(slow, 2u);
   ASSERT_TRUE(f.outcomes.front().timing);
   EXPECT_EQ(f.outcomes.front().timing->values_ms, TimedBackend::timing(27).values_ms);
-  fs::remove(path);
 }
 
 TEST(Tuner, NothingIsSlowWithoutASuccessfulBaseline) {

@@ -30,16 +30,17 @@ std::filesystem::path default_path(const Spec& spec, const std::string& given, c
   return given.empty() ? spec.work_dir / leaf : std::filesystem::path(given);
 }
 
-// Without --database: a results file with another key (or any, with --fresh) is moved aside.
+// Without --database: a results file with another key (or any, with --fresh) is moved aside as
+// "<file>.<its key's first 12 hex>-<UTC time>" (set_aside: never replaces an earlier one).
 void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec, const std::string& key, bool fresh) {
   if (!std::filesystem::exists(path)) return;
   const RawResults file = read_raw_results(path);
   if (!fresh && file.header.key == key) return;
-  const auto aside = path.string() + "." + (file.header.key.empty() ? "old" : file.header.key.substr(0, 12));
-  std::filesystem::rename(path, aside);
+  const auto aside = set_aside(path, file.header.key.empty() ? "old" : file.header.key.substr(0, 12));
+  if (aside.empty()) return;  // moved meanwhile
   std::cerr << "[adaexplore] " << spec.name << ": " << (fresh ? "--fresh given" : "spec, sources or device changed (key " +
                                                                   file.header.key + " -> " + key + ")")
-            << "; earlier results kept in " << aside << "\n";
+            << "; earlier results kept in " << aside.string() << "\n";
 }
 
 std::string device_words(const nlohmann::json& d) {
@@ -228,16 +229,16 @@ Command register_tune_command(CLI::App& app) {
   auto* results = sub->add_option(
       "--results", a->results,
       "results file, JSON Lines, appended per evaluation (default <work_dir>/results.jsonl); an existing file with "
-      "the same key is resumed, one with another key moved aside as <file>.<key first 12 hex>");
+      "the same key is resumed, one with another key moved aside as <file>.<key first 12 hex>-<UTC time>");
   auto* database = sub->add_option(
       "--database", a->database,
       "tuning database folder shared by build trees, created when missing: DIR/<name>/<key first 16 hex>.jsonl, "
-      "one results file per key (format of --results), each with a lock file beside it (<file>.lock) taken per "
+      "one results file per key (format of --results), each with a lock file beside it (<file>.lock, made by writers) taken per "
       "append and per read, so tunings may run into one DIR at once. Resumes the key's file; warm-starts from the "
       "kernel's other keys (see --warm-start). Not with --results");
   database->excludes(results);
   auto* fresh = sub->add_flag("--fresh", a->fresh,
-                              "move an existing results file aside (as <file>.<key first 12 hex>) and start over; "
+                              "move an existing results file aside (as <file>.<key first 12 hex>-<UTC time>) and start over; "
                               "with --database the same as --retune");
   auto* retune = sub->add_flag("--retune", a->retune,
                                "with --database: move the key's stored results aside as <file>.retune-<UTC "

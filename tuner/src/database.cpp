@@ -45,9 +45,12 @@ nlohmann::json content_key_parts(const Spec& spec) {
                         "$comment", "namespace", "template", "benchmark"})
     raw.erase(k);
   if (raw.contains("compiler") && raw["compiler"].is_object()) {
-    raw["compiler"].erase("path");
-    raw["compiler"].erase("arch");
+    // include_dirs: paths (absolute when CMake writes them, so another checkout would get another
+    // key), and the headers in them are not hashed anyway. timeout_s: a time limit.
+    for (const char* k : {"path", "arch", "include_dirs", "timeout_s"}) raw["compiler"].erase(k);
   }
+  if (raw.contains("run") && raw["run"].is_object())  // time limits do not change a measurement
+    for (const char* k : {"timeout_s", "timeout_factor", "timeout_floor_s"}) raw["run"].erase(k);
   return {{"spec", content_hash(raw.dump())},
           {"template", content_hash(read_file(spec.template_path))},
           {"benchmark", content_hash(read_file(spec.benchmark_path))},
@@ -88,16 +91,18 @@ void check_placement(const fs::path& file, const ResultsHeader& header) {
       "files its records where they belong");
 }
 
-fs::path set_aside_for_retune(const fs::path& file) {
+fs::path set_aside_for_retune(const fs::path& file) { return set_aside(file, "retune"); }
+
+fs::path set_aside(const fs::path& file, const std::string& tag) {
   FileLock lock(file);
   if (!fs::exists(file)) return {};
   std::string stamp = utc_now();  // 2024-05-01T12:00:00Z -> 20240501T120000Z
   stamp.erase(
       std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }),
       stamp.end());
-  fs::path aside = file.string() + ".retune-" + stamp;
+  fs::path aside = file.string() + "." + tag + "-" + stamp;
   for (int n = 2; fs::exists(aside); ++n)
-    aside = file.string() + ".retune-" + stamp + "-" + std::to_string(n);
+    aside = file.string() + "." + tag + "-" + stamp + "-" + std::to_string(n);
   fs::rename(file, aside);
   return aside;
 }

@@ -33,7 +33,10 @@ namespace adaexplore {
 /// {"spec", "template", "benchmark", "backend"}. Left out of "spec": what does not change a
 /// measurement (budget, strategy, strategy_options, seed, jobs, work_dir, namespace, $comment)
 /// and what is a path (template, benchmark: their content is hashed; compiler.path and
-/// compiler.arch: the compiler's version and the effective architecture are in the device part).
+/// compiler.arch: the compiler's version and the effective architecture are in the device part;
+/// compiler.include_dirs: paths, absolute when CMake writes them, whose headers are not hashed),
+/// and the time limits (compiler.timeout_s, run.timeout_s, run.timeout_factor,
+/// run.timeout_floor_s).
 nlohmann::json content_key_parts(const Spec& spec);
 /// The device as it enters the key: Backend::device() without "index", "uuid" and "pci_bus_id".
 nlohmann::json device_key_part(const nlohmann::json& device);
@@ -50,8 +53,12 @@ std::filesystem::path database_file(const std::filesystem::path& dir, const std:
 /// file's name (a foreign or misplaced file).
 void check_placement(const std::filesystem::path& file, const ResultsHeader& header);
 
-/// Moves `file` aside as "<file>.retune-<YYYYMMDDTHHMMSSZ>" (then "-2", "-3", ... when taken),
-/// under its lock. Returns the new path; empty when there was no file.
+/// Moves `file` aside as "<file>.<tag>-<YYYYMMDDTHHMMSSZ>" (then "-2", "-3", ... when taken),
+/// under its lock: never replaces an earlier set-aside file. Returns the new path; empty when
+/// there was no file.
+std::filesystem::path set_aside(const std::filesystem::path& file, const std::string& tag);
+
+/// set_aside(file, "retune").
 std::filesystem::path set_aside_for_retune(const std::filesystem::path& file);
 
 struct StoredKey {

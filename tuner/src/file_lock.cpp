@@ -44,11 +44,21 @@ FileLock::FileLock(const fs::path& data_file) {
   }
 }
 
-std::unique_ptr<FileLock> FileLock::try_lock(const fs::path& data_file) {
+FileLock::FileLock(const fs::path& data_file, Existing) {
+  const fs::path lock_file = lock_path_for(data_file);
+  thread_lock_ = std::unique_lock<std::mutex>(thread_mutex_for(lock_file));
+  // boost's file_lock opens an existing file only (open_existing_file): it never creates one.
+  file_lock_ = boost::interprocess::file_lock(lock_file.c_str());
+  file_lock_.lock();
+}
+
+std::unique_ptr<FileLock> FileLock::lock_if_present(const fs::path& data_file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(lock_path_for(data_file), ec)) return nullptr;
   try {
-    return std::make_unique<FileLock>(data_file);
-  } catch (const std::runtime_error&) {
-    return nullptr;
+    return std::unique_ptr<FileLock>(new FileLock(data_file, Existing{}));
+  } catch (const boost::interprocess::interprocess_exception&) {
+    return nullptr;  // a lock file this user cannot open for writing (committed read-only data)
   }
 }
 

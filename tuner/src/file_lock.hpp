@@ -25,14 +25,19 @@ class FileLock {
   /// folder) when missing. Throws std::runtime_error naming the lock file when it cannot be
   /// created or locked (read-only folder, a file system without locks).
   explicit FileLock(const std::filesystem::path& data_file);
-  /// The lock when the lock file can be created and locked; nullptr otherwise (a results file
-  /// in a read-only folder can still be read, and no writer can be writing it there).
-  static std::unique_ptr<FileLock> try_lock(const std::filesystem::path& data_file);
+  /// For pure readers: the lock when `data_file`'s lock file already exists (a writer made it)
+  /// and can be locked; nullptr otherwise. Creates nothing, neither the lock file nor a folder, so
+  /// reading committed data or a mistyped path leaves no trace. Without a lock file no writer
+  /// has written the data file through FileLock (a writer starting meanwhile at most leaves a
+  /// half-written last line, which readers drop with a warning).
+  static std::unique_ptr<FileLock> lock_if_present(const std::filesystem::path& data_file);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
 
  private:
+  struct Existing {};  // lock_if_present: lock an existing lock file, create nothing
+  FileLock(const std::filesystem::path& data_file, Existing);
   std::unique_lock<std::mutex> thread_lock_;
   boost::interprocess::file_lock file_lock_;
 };

@@ -135,10 +135,13 @@ std::string member_type(const Parameter& p) {
   return floating ? "double" : wide ? "long long" : "int";
 }
 
+// The value as a literal of the member's type, inside braces (no narrowing): an int or long long
+// member (member_type: every value of the parameter is integral) gets the canonical integer text,
+// so a value written "64.0" or "6.4e1" becomes 64.
 std::string member_literal(const Value& v, const std::string& type) {
   if (!v.numeric) return string_literal(v.text);
-  const bool integer_text = v.text.find_first_not_of("-0123456789") == std::string::npos;
-  if (type == "long long" && integer_text) return v.text + "LL";
+  if (type == "int") return std::to_string(static_cast<long long>(v.number));
+  if (type == "long long") return std::to_string(static_cast<long long>(v.number)) + "LL";
   return v.text;
 }
 

@@ -1,6 +1,9 @@
 #include "render.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -97,7 +100,11 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
     if (in && ss.str() == content) return false;
   }
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  const std::filesystem::path tmp = path.string() + ".tmp";
+  // A name of its own per process and call: two writers of one file (two tunings sharing a work
+  // folder, parallel compile workers) must not rename each other's half-written temporary.
+  static std::atomic<unsigned long> counter{0};
+  const std::filesystem::path tmp =
+      path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot write " + tmp.string());

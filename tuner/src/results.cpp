@@ -156,8 +156,11 @@ std::string move_aside_command(const fs::path& path) {
 }
 
 RawResults read_raw_results(const fs::path& path, bool take_lock) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw ResultsError(path.string() + ": no such results file; check the path (nothing was created)");
   std::unique_ptr<FileLock> lock;
-  if (take_lock) lock = FileLock::try_lock(path);
+  if (take_lock) lock = FileLock::lock_if_present(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ResultsError(path.string() + ": cannot be read");
   const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -321,8 +324,8 @@ void ResultsWriter::sync_locked() {
     if (end == std::string::npos) {  // the last line, without its '\n'
       const std::string text = chunk.substr(start);
       if (nlohmann::json::accept(text)) {
+        take_line(text, line_number);  // validated first: a bad record leaves the file as it was
         std::ofstream(path_, std::ios::binary | std::ios::app) << '\n';
-        take_line(text, line_number);
         size += 1;
       } else {
         warnings_.push_back(where(line_number) +
@@ -396,7 +399,7 @@ void append_records_locked(const fs::path& path, const ResultsHeader& header,
     std::ifstream in(path, std::ios::binary);
     const std::string content((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
-    if (content.back() != '\n') {
+    if (!content.empty() && content.back() != '\n') {  // (emptied since its size was read)
       const std::size_t keep = content.rfind('\n');
       const std::size_t start = keep == std::string::npos ? 0 : keep + 1;
       if (nlohmann::json::accept(content.substr(start)))

@@ -14,8 +14,9 @@
 // a warning; any other malformed line is an error naming the file and line, saying what is wrong
 // and the `mv` command that moves the file aside. Unknown fields are kept by readers (ignored).
 //
-// Several writers (threads, processes, `merge`) may append to one file at once: every append and
-// every read takes the file's lock (`<file>.lock`, file_lock.hpp). "index" is the record's position
+// Several writers (threads, processes, `merge`) may append to one file at once: every append takes
+// the file's lock (`<file>.lock`, file_lock.hpp, created by the writer); a pure read takes it only
+// when a writer already made it, and creates nothing. "index" is the record's position
 // among the file's records. A writer hands the records other writers appended since its last look
 // to its tuning (`ResultsWriter::take_foreign`), so a process never measures what it already has.
 // A configuration recorded twice (two processes measured it at the same time, or a merge kept two
@@ -82,8 +83,10 @@ struct RawResults {
 
 /// Reads a results file without a search space (merge, database listings): the header line is
 /// checked (format, version), every other non-empty line must be a JSON object with a "config"
-/// object and a known "status". Takes the file's lock when `take_lock` (and the lock file can be
-/// made). Throws ResultsError naming the file and line.
+/// object and a known "status". With `take_lock`, takes the file's lock when its lock file already
+/// exists (FileLock::lock_if_present); a reader never creates a lock file or a folder. Throws
+/// ResultsError naming the file when it does not exist (checked first) and the file and line for
+/// malformed content.
 RawResults read_raw_results(const std::filesystem::path& path, bool take_lock = true);
 
 /// Reads a results file (under its lock): outcomes rebuilt in `space`, the first record of each

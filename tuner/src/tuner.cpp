@@ -50,14 +50,12 @@ class Loop {
   TuneReport run(const Config& baseline, const std::vector<Outcome>& previous) {
     start_ = Clock::now();
     baseline_ = baseline;
+    // record() adopts the baseline wherever its outcome comes from: a previous run, this
+    // evaluation, or another process sharing the results file (take_foreign). Without
+    // evaluate_baseline (replays) only a previous run's outcome is the baseline, as before.
     for (const auto& o : previous) record(o, /*fresh=*/false);
-    for (const auto& o : report_.outcomes)
-      if (o.config == baseline) report_.baseline = o;
-    if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) {
-      evaluate_batch({baseline});
-      if (!report_.outcomes.empty() && report_.outcomes.back().config == baseline) report_.baseline = report_.outcomes.back();
-    }
-    adopt_baseline();
+    adopt_arrivals_ = options_.evaluate_baseline;
+    if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) evaluate_batch({baseline});
     evaluate_warm_start();
     while (true) {
       if (remaining() == 0) {
@@ -148,6 +146,10 @@ class Loop {
   void record(const Outcome& o, bool fresh) {
     seen_.insert(o.config);
     report_.outcomes.push_back(o);
+    if (adopt_arrivals_ && !report_.baseline && o.config == baseline_) {
+      report_.baseline = o;
+      adopt_baseline();
+    }
     strategy_.observe(o);
     if (fresh) {
       ++report_.new_evaluations;
@@ -215,6 +217,7 @@ class Loop {
   Clock::time_point start_;
   Config baseline_;
   std::optional<Timing> baseline_timing_;  // set once the baseline succeeded with a timing
+  bool adopt_arrivals_ = true;  // record() adopts the baseline's outcome (see run())
 };
 
 }  // namespace
