@@ -29,6 +29,7 @@ foreach(line
     "\n  knowledge base: 24 evaluations \\(ok 9, slow 4, compile_error 3, resource_limit 8\\)\n"
     "\n  hard: resource_limit is monotone in TILE: [^\n]* \\(4 groups, 24 evaluations, no contradiction[^\n]*\n"
     "\n  model: TILE >= 128: 8 of 8 failed \\(resource_limit 8\\)[^\n]*\n"
+    "\n  model: logistic regression of failure on parameter values and log2 sizes, 24 evaluations; raising P\\(fail\\) most \\(log-odds weights\\): TILE=128 \\+[^\n]*\n"
     "\n  model: TILE = 8 and UNROLL <= 2: 2 of 2 failed \\(compile_error 2\\)[^\n]*\n"
     "\n  soft: sample less where UNROLL=8: 4 of 4 successes slow[^\n]*\n"
     "\n  failures: every TILE=128 configuration is resource_limit \\(4 of 4\\)\n"

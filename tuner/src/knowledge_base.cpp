@@ -57,12 +57,22 @@ const Observation* KnowledgeBase::observed(const Config& c) const {
 
 void KnowledgeBase::refresh() const {
   if (!stale_) return;
-  rules_.learn(*space_, observations_, groups_, options_.rules);
+  // The logistic model first: it is the null model of the value and threshold rules' tests.
+  std::vector<const Config*> x;
+  std::vector<Status> y;
+  for (const auto& o : observations_) {
+    x.push_back(&o.config);
+    y.push_back(o.status);
+  }
+  model_.fit(*space_, x, y, options_.model);
+  rules_.learn(*space_, observations_, groups_, options_.rules, [this](const Config& c, std::size_t p) {
+    return model_.fitted() ? model_.failure_probability_without_value(c, p) : 1.0;
+  });
   resource_rules_ = learn_resource_rules(*space_, observations_, options_.resources);
   // The tree models what the range rules (values, global thresholds) leave unexplained; queries
   // those rules cover never reach it.
-  std::vector<const Config*> x;
-  std::vector<Status> y;
+  x.clear();
+  y.clear();
   for (const auto& o : observations_) {
     if (rules_.check_ranges(o.config)) continue;
     x.push_back(&o.config);
@@ -119,14 +129,14 @@ std::optional<std::string> KnowledgeBase::why_infeasible(const Config& c) const 
   return describe(*v);
 }
 
-double KnowledgeBase::tree_probability(const Config& c) const {
+double KnowledgeBase::model_probability(const Config& c) const {
   refresh();
-  return tree_.leaf(c).failure_probability();
+  return std::max(tree_.leaf(c).failure_probability(), model_.failure_probability(c));
 }
 
 double KnowledgeBase::failure_probability(const Config& c) const {
   if (const Observation* o = observed(c)) return is_success(o->status) ? 0.0 : 1.0;
-  const double p = tree_probability(c);
+  const double p = model_probability(c);
   const auto v = hard(c);
   return v ? std::max(p, confidence(v->evidence)) : p;
 }
@@ -153,6 +163,14 @@ std::vector<std::string> KnowledgeBase::explain() const {
   lines.push_back("model: CART decision tree over parameter values, " + std::to_string(tree_.leaves()) + " leaves, " +
                   std::to_string(leaves.size()) + " where failures are likely (smoothed P(fail) >= 0.5)");
   for (auto& l : leaves) lines.push_back("model: " + l);
+  if (model_.fitted()) {
+    const auto raising = model_.describe(*space_, 0.5, 6);
+    std::string joined;
+    for (const auto& r : raising) joined += (joined.empty() ? "" : ", ") + r;
+    lines.push_back("model: logistic regression of failure on parameter values and log2 sizes, " +
+                    std::to_string(observations_.size()) + " evaluations; raising P(fail) most (log-odds weights): " +
+                    (joined.empty() ? "none above 0.5" : joined));
+  }
   for (auto& l : slow_.describe(*space_)) lines.push_back("soft: " + l);
   return lines;
 }

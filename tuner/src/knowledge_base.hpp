@@ -2,16 +2,20 @@
 // strategies need it (filter, repair, steer, probe) and people can read (explain).
 //
 // It observes outcomes one at a time (observe() is O(parameters^2): it only stores and groups)
-// and relearns lazily, on the first query after new observations: about a millisecond for 400
-// observations of 15 parameters (-O2), so relearning once per batch is cheap; a query then
+// and relearns lazily, on the first query after new observations: about 6 ms for 400
+// observations of 15 parameters of 6 values (-O2; most of it the logistic model's Newton steps),
+// so relearning once per batch is cheap; a query then
 // costs microseconds (a repair some hundred). What it learns:
 //   - hard constraints (learned_rules.hpp): always-failing values, monotone boundaries in one
 //     parameter with their global thresholds and the dominance they imply, invariances;
 //   - resource rules (resource_rules.hpp): reported figures fitted as monomials of parameters
 //     and compared with their limit;
-//   - a feasibility model (decision_tree.hpp): a CART tree on value indices with smoothed
-//     leaves, P(fail) and the likely status of unseen configurations, trained on the
-//     observations that the always-failing values and global thresholds do not explain;
+//   - a feasibility model: a CART tree on value indices with smoothed leaves
+//     (decision_tree.hpp), trained on the observations that the always-failing values and global
+//     thresholds do not explain, and a Bayesian logistic regression on value indicators and log2
+//     sizes (failure_model.hpp), trained on all; P(fail) of an unseen configuration is the larger
+//     of the two (the tree catches interactions, the logistic model single values from a few
+//     failures and boundaries along products of parameters); the likely status is the tree's;
 //   - soft preferences (slow_preferences.hpp): weights below 1 where successes were slow.
 //
 // Observed configurations answer from their outcome: a failed one is known infeasible.
@@ -35,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decision_tree.hpp"
+#include "failure_model.hpp"
 #include "learned_rules.hpp"
 #include "observation.hpp"
 #include "resource_rules.hpp"
@@ -46,6 +51,7 @@ struct KnowledgeBaseOptions {
   RuleOptions rules;
   ResourceRuleOptions resources;
   DecisionTree::Options tree;
+  FailureModel::Options model;
   double low_failure = 0.5;          // repair, probes: "low predicted failure" is P(fail) at most this
   std::size_t repair_visits = 3000;  // repair: configurations examined at most
   double min_weight = 0.05;          // soft preferences: the floor of a weight
@@ -70,7 +76,8 @@ class KnowledgeBase {
   bool known_infeasible(const Config& c) const;
   /// The rule behind known_infeasible, in words with its counts; nothing when none applies.
   std::optional<std::string> why_infeasible(const Config& c) const;
-  /// The tree's smoothed leaf probability; for a known infeasible configuration at least the
+  /// The larger of the tree's smoothed leaf probability and the logistic model's (see the
+  /// file comment); for a known infeasible configuration at least the
   /// rule's confidence (evidence + 1) / (evidence + 2); 1 for an observed failure, 0 for an
   /// observed success.
   double failure_probability(const Config& c) const;
@@ -115,7 +122,7 @@ class KnowledgeBase {
   void refresh() const;
   std::optional<Verdict> hard(const Config& c) const;
   std::string describe(const Verdict& v) const;
-  double tree_probability(const Config& c) const;
+  double model_probability(const Config& c) const;  // max(tree leaf, logistic model)
   std::vector<std::pair<std::size_t, int>> boundary_directions() const;
   std::optional<Config> walk_to_boundary(const Config& c, std::size_t p, int direction) const;
   bool beyond_boundary(const Config& c) const;
@@ -131,6 +138,7 @@ class KnowledgeBase {
   mutable LearnedRules rules_;
   mutable std::vector<ResourceRule> resource_rules_;
   mutable DecisionTree tree_;
+  mutable FailureModel model_;
   mutable SlowPreferences slow_;
 };
 

@@ -71,7 +71,7 @@ std::optional<Config> KnowledgeBase::repair(const Config& c, std::mt19937_64& rn
     frontier.queue.pop();
     // Cheapest test first: a configuration neither good enough nor better than the fallback
     // needs no other check.
-    const double p = tree_probability(x.config);
+    const double p = model_probability(x.config);
     const bool wanted = p <= options_.low_failure || p < fallback_p;
     if (wanted && !observed(x.config) && (!accept || accept(x.config)) && space_->satisfies(x.config) &&
         !known_infeasible(x.config)) {
@@ -113,7 +113,7 @@ std::optional<Config> KnowledgeBase::walk_to_boundary(const Config& c, std::size
 }
 
 bool KnowledgeBase::beyond_boundary(const Config& c) const {
-  return tree_probability(c) > options_.low_failure || known_infeasible(c);
+  return model_probability(c) > options_.low_failure || known_infeasible(c);
 }
 
 std::vector<Config> KnowledgeBase::boundary_probes(std::size_t k, const Accept& accept) const {

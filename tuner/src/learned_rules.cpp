@@ -137,8 +137,9 @@ void GroupIndex::add(const Config& c, std::size_t observation) {
 }
 
 void LearnedRules::learn(const Space& space, const std::vector<Observation>& observations, const GroupIndex& groups,
-                         const RuleOptions& options) {
+                         const RuleOptions& options, NullFailure null_failure) {
   options_ = options;
+  null_failure_ = std::move(null_failure);
   std::size_t failures = 0;
   for (const auto& o : observations) failures += is_success(o.status) ? 0 : 1;
   failure_rate_ = (failures + 1.0) / (observations.size() + 2.0);
@@ -149,16 +150,74 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
   learn_dominance(space.dimension(), observations);
 }
 
+// The test of (a), run in the order of the evaluations. Under the null hypothesis that v is an
+// ordinary value, a failure with v had a chance p_i to fail anyway; the value passes when the
+// product of p_i over its failures so far is at most alpha / hypotheses. p_i is the largest of
+//   - the null model's P(fail) of its configuration (null_failure: the knowledge base's logistic
+//     model without v's own weight; without one, the overall failure rate so far, smoothed), and
+//   - for each other parameter q, the failure rate so far among the evaluations without v that
+//     share its value of q, smoothed toward that P(fail) (m-estimate, m = 2),
+// so failures that another value explains (an adaptive search samples where something else
+// fails: pnpoly's block_size_x=992 failed 4 times in 4, all with tile_size >= 16, where failures
+// are common, yet it succeeds with small tiles) count for little. Once passed, the rule stands
+// until an evaluation with the value succeeds, so it does not come and go as failures elsewhere
+// move the rates. A pure function of the ordered observations (and of the null model), so a
+// rebuilt knowledge base states the same rules.
 void LearnedRules::learn_values(const Space& space, const std::vector<Observation>& observations) {
   values_.clear();
-  for (std::size_t p = 0; p < space.dimension(); ++p) {
-    std::vector<StatusCounts> counts(space.parameters()[p].values.size(), StatusCounts{});
-    for (const auto& o : observations) ++counts[o.config[p]][status_index(o.status)];
-    for (std::size_t v = 0; v < counts.size(); ++v) {
-      const auto r = always_failing(p, v, counts[v]);
-      if (r && r->of_status >= options_.min_value_failures && significant_failures(r->failures)) values_.push_back(*r);
+  const double log_bound = std::log(options_.alpha / static_cast<double>(hypotheses_));
+  const std::size_t d = space.dimension();
+  std::vector<std::size_t> offset(d + 1, 0);
+  for (std::size_t p = 0; p < d; ++p) offset[p + 1] = offset[p] + space.parameters()[p].values.size();
+  const std::size_t ids = offset[d];
+  // Evaluations and failures so far per value (id) and per pair of values.
+  std::vector<double> n1(ids, 0), f1(ids, 0), n2(ids * ids, 0), f2(ids * ids, 0);
+  std::vector<StatusCounts> counts(ids, StatusCounts{});
+  std::vector<double> log_chance(ids, 0.0);
+  std::vector<char> passed(ids, 0);
+  std::vector<std::size_t> id(d);
+  std::size_t evaluations = 0, failures = 0;
+  for (const auto& o : observations) {
+    ++evaluations;
+    const bool failed = !is_success(o.status);
+    failures += failed ? 1 : 0;
+    for (std::size_t p = 0; p < d; ++p) id[p] = offset[p] + o.config[p];
+    for (std::size_t a = 0; a < d; ++a) {
+      n1[id[a]] += 1;
+      f1[id[a]] += failed ? 1 : 0;
+      ++counts[id[a]][status_index(o.status)];
+      for (std::size_t b = 0; b < d; ++b) {
+        n2[id[a] * ids + id[b]] += 1;
+        f2[id[a] * ids + id[b]] += failed ? 1 : 0;
+      }
+    }
+    if (!failed) continue;
+    const double rate = (failures + 1.0) / (evaluations + 2.0);
+    for (std::size_t p = 0; p < d; ++p) {
+      const std::size_t v = id[p];
+      if (passed[v] || !always_failing(p, o.config[p], counts[v])) continue;
+      const double prior = null_chance(o.config, p, rate);
+      double chance = prior;
+      for (std::size_t q = 0; q < d; ++q) {
+        if (q == p) continue;
+        const std::size_t u = id[q];
+        const double n = n1[u] - n2[v * ids + u], f = f1[u] - f2[v * ids + u];  // without v
+        chance = std::max(chance, (f + 2.0 * prior) / (n + 2.0));
+      }
+      log_chance[v] += std::log(chance);
+      if (log_chance[v] <= log_bound) passed[v] = 1;
     }
   }
+  for (std::size_t p = 0; p < d; ++p)
+    for (std::size_t v = 0; v < space.parameters()[p].values.size(); ++v) {
+      const auto r = always_failing(p, v, counts[offset[p] + v]);
+      if (r && passed[offset[p] + v] && r->of_status >= options_.min_value_failures) values_.push_back(*r);
+    }
+}
+
+double LearnedRules::null_chance(const Config& c, std::size_t parameter, double rate) const {
+  if (!null_failure_) return rate;
+  return std::clamp(null_failure_(c, parameter), 1e-6, 1.0);
 }
 
 void LearnedRules::learn_monotone(const Space& space, const std::vector<Observation>& observations,
@@ -208,10 +267,6 @@ void LearnedRules::conclude(std::size_t p, Status s, Tally& t, double max_chance
     invariances_.push_back({p, s, t.failing, t.failing_evaluations});
 }
 
-bool LearnedRules::significant_failures(std::size_t n) const {
-  return std::pow(failure_rate_, static_cast<double>(n)) <= options_.alpha / static_cast<double>(hypotheses_);
-}
-
 // The global threshold: the first failing index beyond every success (in the rule's direction),
 // kept when enough evaluations there failed with the rule's status.
 void LearnedRules::learn_global(MonotoneRule& rule, const std::vector<Observation>& observations) const {
@@ -224,13 +279,38 @@ void LearnedRules::learn_global(MonotoneRule& rule, const std::vector<Observatio
     if (past && o.status == rule.status && (!from || rule.beyond(*from, o.config[p]))) from = o.config[p];
   }
   if (!from) return;
+  // The test of (a) on the current counts, the region beyond `from` in place of one value: per
+  // value of the other parameters, the failure rate of the evaluations outside the region.
+  std::vector<std::vector<std::pair<double, double>>> outside(observations.empty() ? 0 : observations[0].config.size());
+  for (std::size_t q = 0; q < outside.size(); ++q) {
+    std::uint16_t most = 0;
+    for (const auto& o : observations) most = std::max(most, o.config[q]);
+    outside[q].assign(most + 1u, {0.0, 0.0});
+  }
+  for (const auto& o : observations)
+    if (!rule.beyond(o.config[p], *from))
+      for (std::size_t q = 0; q < outside.size(); ++q) {
+        outside[q][o.config[q]].first += 1;
+        outside[q][o.config[q]].second += is_success(o.status) ? 0 : 1;
+      }
   std::size_t failures = 0, of_status = 0;
+  double log_chance = 0;  // of these failures under the null hypothesis
   for (const auto& o : observations)
     if (rule.beyond(o.config[p], *from)) {
       ++failures;
       of_status += o.status == rule.status ? 1 : 0;
+      const double prior = null_chance(o.config, p, failure_rate_);
+      double chance = prior;
+      for (std::size_t q = 0; q < outside.size(); ++q)
+        if (q != p) {
+          const auto [n, f] = outside[q][o.config[q]];
+          chance = std::max(chance, (f + 2.0 * prior) / (n + 2.0));
+        }
+      log_chance += std::log(chance);
     }
-  if (of_status < options_.min_value_failures || !significant_failures(failures)) return;
+  if (of_status < options_.min_value_failures ||
+      log_chance > std::log(options_.alpha / static_cast<double>(hypotheses_)))
+    return;
   rule.global_from = from;
   rule.global_failures = failures;
   rule.global_of_status = of_status;

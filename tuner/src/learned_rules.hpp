@@ -5,8 +5,16 @@
 // samples in a space where failures are common do not forbid a region.
 //
 //  (a) ValueRule: every evaluation with TILE=128 failed: at least `min_value_failures` of one
-//      status, no success, and n failures in n evaluations are unlikely at the overall failure
-//      rate p0 (Laplace-smoothed): p0^n <= alpha / (number of values of all parameters).
+//      status, no success, and its failures are unlikely were TILE=128 an ordinary value: the
+//      product over them of their chance to fail anyway, p_i, is at most alpha / (number of
+//      values of all parameters). p_i comes from a null model (NullFailure: the knowledge base
+//      passes its logistic failure model without TILE=128's own weight, failure_model.hpp), so
+//      failures that the other parameters explain (sampled where something else fails, as an
+//      adaptive search does) count for little; without one, p_i is the overall failure rate p0
+//      (Laplace-smoothed) and the test is p0^n <= alpha / (values). The
+//      test is run after each of the value's failures, in evaluation
+//      order, with the counts of that moment; once passed, the rule stands until an evaluation
+//      with the value succeeds (so it does not come and go as the failure rate elsewhere moves).
 //  (b) MonotoneRule: failures of one status are monotone in one parameter given the others.
 //      Learned from groups of observations that differ only in that parameter (a "group"): a
 //      group supports "fails for larger TILE" when all its failures of that status lie above
@@ -15,7 +23,8 @@
 //      chance with probability 1 / C(s + f, f), and the product over the groups must be at most
 //      alpha / (2 x parameters) (either direction of any parameter could have been found).
 //      Generalised to "TILE >= 64 fails whatever the others" (a global threshold) when no
-//      success anywhere has TILE >= 64 and the failures there pass the test of (a).
+//      success anywhere has TILE >= 64 and the failures there pass the test of (a) (on the
+//      current counts).
 //      InvarianceRule: a status does not depend on one parameter: `min_invariance_groups` groups
 //      along it hold that failure and no success, no group holds both, and significance: were
 //      the parameter to matter, the other members of a group of m would all fail with the
@@ -33,6 +42,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -111,10 +121,15 @@ struct Verdict {
 
 class LearnedRules {
  public:
+  /// The null model of the tests of (a): P(fail) of configuration `c` were its value of
+  /// `parameter` an ordinary one (in (0, 1]).
+  using NullFailure = std::function<double(const Config& c, std::size_t parameter)>;
+
   /// Relearns everything from `observations` (grouped in `groups`); O(observations * parameters)
   /// plus the dominance check, O(successes * failures * parameters) at worst.
+  /// `null_failure`: see NullFailure; empty: the overall failure rate.
   void learn(const Space& space, const std::vector<Observation>& observations, const GroupIndex& groups,
-             const RuleOptions& options);
+             const RuleOptions& options, NullFailure null_failure = {});
 
   /// A value, global threshold or dominance rule that says `c` fails (observed configurations
   /// are the caller's business). `observations` are those learn() saw.
@@ -152,8 +167,8 @@ class LearnedRules {
   void learn_monotone(const Space& space, const std::vector<Observation>& observations, const GroupIndex& groups);
   void conclude(std::size_t parameter, Status status, Tally& tally, double max_chance);
   void learn_global(MonotoneRule& rule, const std::vector<Observation>& observations) const;
-  /// n failures in n evaluations, unlikely at the overall failure rate (the test of (a)).
-  bool significant_failures(std::size_t n) const;
+  /// A failure's chance under the null hypothesis of (a): null_failure_, else `rate`.
+  double null_chance(const Config& c, std::size_t parameter, double rate) const;
   void learn_dominance(std::size_t dimension, const std::vector<Observation>& observations);
   void choose_chain(Dominance& d, const std::vector<Observation>& observations) const;
   bool dominated(const Dominance& d, const Config& failure, const Config& c) const;
@@ -162,6 +177,7 @@ class LearnedRules {
                                         const std::vector<Observation>& observations) const;
 
   RuleOptions options_;
+  NullFailure null_failure_;
   double failure_rate_ = 0.5;   // overall, Laplace-smoothed
   std::size_t hypotheses_ = 1;  // parameter values in the space: candidate value rules
   std::vector<ValueRule> values_;
