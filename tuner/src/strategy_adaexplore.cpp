@@ -17,8 +17,18 @@
 //  4. Failure-driven: the knowledge base (knowledge_base.hpp) learns from every failure; known
 //     infeasible candidates are never proposed, likely failures are ranked down, and failures
 //     feed the surrogate's feasibility weight rather than being wasted budget.
+//  Moves and mutations change only the parameters that have more than one value (a recorded
+//  space often pins some, e.g. gemm's KWG or conv's filter size): a step on a pinned parameter
+//  would make no new candidate, and the mutation rate is 1 / (number of free parameters).
 // Options: initial (start size; default budget/6 clamped to [4, 16]), batch (proposals per call,
-// default as asked), candidates (per proposal, 96), niches (8), niche_radius (0.12), trees (24).
+// default as asked), candidates (per proposal, 96), niches (8), niche_radius (0.12), trees (24),
+// knowledge_base (true; false: the same search without the knowledge base, see below).
+//
+// knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
+// observes nothing, so no candidate is filtered as known infeasible, none is ranked down by
+// P(fail) or soft preference, the `probe` operator is not offered, and the start's Latin
+// hypercube points are only moved to the nearest unseen configuration that satisfies the stated
+// constraints. A failure then only counts as the worst fitness (never an elite, reward 0).
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -49,8 +59,10 @@ class AdaExploreStrategy : public Strategy {
  public:
   AdaExploreStrategy(const Space& space, const StrategyOptions& options)
       : space_(space), sampler_(space, options.seed), kb_(space), rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
-        bandit_({"explore", "local", "recombine", "probe"}), budget_(options.budget) {
+        use_kb_(knowledge_base_option(options.options)), bandit_(operator_names(use_kb_)), budget_(options.budget) {
     const auto& o = options.options;
+    for (std::size_t p = 0; p < space_.dimension(); ++p)
+      if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
     const std::size_t by_budget = budget_ ? budget_ / 6 : 8;
     initial_ = o.value("initial", std::clamp<std::size_t>(by_budget, 4, 16));
     batch_ = o.value("batch", std::size_t{0});
@@ -62,9 +74,10 @@ class AdaExploreStrategy : public Strategy {
     forest_ = RandomForest(fo);
     for (const auto& [key, value] : o.items())
       if (key != "initial" && key != "batch" && key != "candidates" && key != "niches" && key != "niche_radius" &&
-          key != "trees")
+          key != "trees" && key != "knowledge_base")
         throw std::invalid_argument("adaexplore: unknown option '" + key +
-                                    "' (options: initial, batch, candidates, niches, niche_radius, trees)");
+                                    "' (options: initial, batch, candidates, niches, niche_radius, trees, "
+                                    "knowledge_base)");
   }
 
   std::vector<Config> propose(std::size_t count) override {
@@ -83,7 +96,7 @@ class AdaExploreStrategy : public Strategy {
 
   void observe(const Outcome& outcome) override {
     sampler_.mark(outcome.config);
-    kb_.observe(outcome);
+    if (use_kb_) kb_.observe(outcome);
     ++observed_;
     const bool success = is_success(outcome.status) && outcome.objective && *outcome.objective > 0;
     double reward = 0;
@@ -113,7 +126,24 @@ class AdaExploreStrategy : public Strategy {
     return better;
   }
 
-  bool usable(const Config& c) const { return !sampler_.seen(c) && space_.satisfies(c) && !kb_.known_infeasible(c); }
+  // The option `knowledge_base`: a boolean, true unless given.
+  static bool knowledge_base_option(const nlohmann::json& o) {
+    if (!o.contains("knowledge_base")) return true;
+    if (!o["knowledge_base"].is_boolean())
+      throw std::invalid_argument("adaexplore: option knowledge_base must be true or false, not " +
+                                  o["knowledge_base"].dump());
+    return o["knowledge_base"].get<bool>();
+  }
+  // The bandit's arms, in Operator order; `probe` needs the knowledge base.
+  static std::vector<std::string> operator_names(bool knowledge_base) {
+    std::vector<std::string> names = {"explore", "local", "recombine"};
+    if (knowledge_base) names.push_back("probe");
+    return names;
+  }
+
+  bool usable(const Config& c) const {
+    return !sampler_.seen(c) && space_.satisfies(c) && !(use_kb_ && kb_.known_infeasible(c));
+  }
 
   std::pair<std::optional<Config>, std::size_t> next(const std::vector<Config>& batch) {
     if (observed_ + pending_.size() < initial_) {
@@ -141,6 +171,8 @@ class AdaExploreStrategy : public Strategy {
       Config target = design_.front();
       design_.pop_front();
       auto accept = [this](const Config& c) { return !sampler_.seen(c); };
+      // Without the knowledge base kb_ is empty: repair then finds the nearest unseen
+      // configuration that satisfies the stated constraints.
       if (auto c = kb_.repair(target, rng_, accept); c && usable(*c)) return c;
     }
     return std::nullopt;
@@ -172,7 +204,7 @@ class AdaExploreStrategy : public Strategy {
       if (c && usable(*c)) return c;
     }
     auto c = sampler_.draw();  // exhaustive fallback: the next unseen valid configuration
-    while (c && kb_.known_infeasible(*c)) {
+    while (c && use_kb_ && kb_.known_infeasible(*c)) {
       sampler_.mark(*c);
       c = sampler_.draw();
     }
@@ -234,14 +266,17 @@ class AdaExploreStrategy : public Strategy {
   }
 
   void local_moves(std::vector<Config>& pool) {
+    if (free_.empty()) return;
     const auto es = elites();
-    const std::size_t d = space_.dimension();
-    std::uniform_int_distribution<std::size_t> param(0, d - 1);
+    std::uniform_int_distribution<std::size_t> param(0, free_.size() - 1);
     std::uniform_int_distribution<int> sign(0, 1);
     for (std::size_t i = 0; i < candidates_; ++i) {
       Config c = pick_elite(es)->config;
       const int moves = i % 3 == 2 ? 2 : 1;  // mostly one parameter, sometimes two
-      for (int m = 0; m < moves; ++m) step(c, param(rng_), sign(rng_) ? 1 : -1);
+      for (int m = 0; m < moves; ++m) {
+        const std::size_t p = free_[param(rng_)];  // drawn in a fixed order: same seed, same trace
+        step(c, p, sign(rng_) ? 1 : -1);
+      }
       if (space_.satisfies(c)) pool.push_back(c);
     }
   }
@@ -249,7 +284,7 @@ class AdaExploreStrategy : public Strategy {
   void recombinations(std::vector<Config>& pool) {
     const auto es = elites();
     const std::size_t d = space_.dimension();
-    std::bernoulli_distribution coin(0.5), mutate(1.0 / std::max<std::size_t>(1, d));
+    std::bernoulli_distribution coin(0.5), mutate(1.0 / std::max<std::size_t>(1, free_.size()));
     for (std::size_t i = 0; i < candidates_; ++i) {
       Config c = pick_elite(es)->config;
       const Config& other = pick_elite(es)->config;
@@ -297,7 +332,7 @@ class AdaExploreStrategy : public Strategy {
     for (const Config& c : pool) {
       if (!usable(c)) continue;
       double score = forest_.empty() ? 1.0 : expected_improvement(c);
-      score *= (1.0 - kb_.failure_probability(c)) * kb_.preference(c);
+      if (use_kb_) score *= (1.0 - kb_.failure_probability(c)) * kb_.preference(c);
       for (const Config& b : batch) {
         const double dist = space_.distance(c, b) / niche_radius_;
         score *= 1.0 - std::exp(-dist * dist);
@@ -315,6 +350,7 @@ class AdaExploreStrategy : public Strategy {
   KnowledgeBase kb_;
   RandomForest forest_;
   std::mt19937_64 rng_;
+  bool use_kb_ = true;  // option knowledge_base
   OperatorBandit bandit_;
   std::size_t budget_;
   std::size_t initial_ = 8, batch_ = 0, candidates_ = 96, niches_ = 8;
@@ -322,6 +358,7 @@ class AdaExploreStrategy : public Strategy {
   std::size_t observed_ = 0, unfitted_ = 0;
   double best_ = std::numeric_limits<double>::infinity();
   std::vector<Success> successes_;
+  std::vector<std::size_t> free_;  // parameters with more than one value: the ones moves change
   std::unordered_map<Config, std::size_t, ConfigHash> pending_;
   std::deque<Config> design_;
   bool design_made_ = false;
