@@ -9,6 +9,7 @@
 #include "backends.hpp"
 #include "process.hpp"
 #include "render.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -50,21 +51,12 @@ int main(int argc, char** argv) {
 }
 )";
 
-std::string nvcc_path() {
-  if (auto p = find_program("nvcc"); !p.empty()) return p.string();
-  return fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "";
-}
-
 class CudaBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    nvcc_ = nvcc_path();
+    nvcc_ = test::nvcc_path();
     if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
-    dir_ = fs::temp_directory_path() /
-           ("adaexplore-cuda-backend-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("cuda-backend");
     std::ofstream(dir_ / "fill.cuh.in") << kTemplate;
     std::ofstream(dir_ / "fill_bench.cu") << kBenchmark;
   }

@@ -20,6 +20,7 @@
 #include "database.hpp"
 #include "process.hpp"
 #include "render.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -70,11 +71,7 @@ std::vector<nlohmann::json> records_of(const fs::path& file) {
 class DatabaseCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("adaexplore-dbcli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("dbcli");
     std::ofstream(dir_ / "scale.hpp.in") << kTemplate;
     std::ofstream(dir_ / "scale_bench.cpp") << kBenchmark;
     const nlohmann::json spec = {

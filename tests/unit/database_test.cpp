@@ -16,6 +16,7 @@
 #include "render.hpp"
 #include "strategy.hpp"
 #include "tuner.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -75,11 +76,7 @@ std::vector<nlohmann::json> lines_of(const fs::path& path) {
 class Database : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("adaexplore-database-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("database");
   }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);

@@ -1,15 +1,12 @@
 #include "decision_tree.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
 namespace adaexplore {
 namespace {
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 struct Data {
   std::vector<Config> configs;

@@ -12,17 +12,14 @@
 #include "kernel_tuner_cache.hpp"
 #include "knowledge_base.hpp"
 #include "replay_backend.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
 
 namespace fs = std::filesystem;
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 Observation obs(const Config& c, Status s) {
   Observation o;

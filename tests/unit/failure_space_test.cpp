@@ -8,6 +8,7 @@
 #include "backends.hpp"
 #include "process.hpp"
 #include "render.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -16,18 +17,10 @@ namespace fs = std::filesystem;
 
 const fs::path kFailureSpace = fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space";
 
-std::string nvcc_path() {
-  if (auto p = find_program("nvcc"); !p.empty()) return p.string();
-  return fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "";
-}
-
 class FailureSpaceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    work_ = fs::temp_directory_path() /
-            ("adaexplore-failure-space-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(work_);
+    work_ = test::fresh_test_directory("failure-space");
   }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(work_);
@@ -73,7 +66,7 @@ TEST_F(FailureSpaceTest, EveryHostConfigurationRenders) {
 // TILE = 128: a 128 x 128 float tile is 64 KiB of static shared memory; ptxas refuses more than
 // 48 KiB. The defaults (the textbook 32 x 8 block, PAD 1) compile: 32 x 33 x 4 = 4224 bytes.
 TEST_F(FailureSpaceTest, LargestTileIsAPtxasResourceLimitAndTheDefaultsCompileForSm90) {
-  const std::string nvcc = nvcc_path();
+  const std::string nvcc = test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
   const Spec spec = load(kFailureSpace / "spec.json", nvcc);
   ASSERT_EQ(spec.compiler.arch, "sm_90");

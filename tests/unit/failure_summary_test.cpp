@@ -1,15 +1,12 @@
 #include "failure_summary.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
 namespace adaexplore {
 namespace {
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 Space space() {
   return Space({numbers("VEC", {1, 2, 4}), numbers("BLOCK", {256, 512, 1024}), numbers("ONE", {7})}, {});

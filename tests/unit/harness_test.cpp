@@ -11,6 +11,7 @@
 
 #include "backends.hpp"
 #include "process.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -40,21 +41,12 @@ int main(int argc, char** argv) {
 }
 )";
 
-std::string nvcc_path() {
-  if (auto p = find_program("nvcc"); !p.empty()) return p.string();
-  return fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "";
-}
-
 class HarnessCheckLaunchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    nvcc_ = nvcc_path();
+    nvcc_ = test::nvcc_path();
     if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
-    dir_ = fs::temp_directory_path() /
-           ("adaexplore-harness-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("harness");
     std::ofstream(dir_ / "bounded.cuh.in") << kTemplate;
     std::ofstream(dir_ / "bounded_bench.cu") << kBenchmark;
     device_ = query_device();

@@ -9,17 +9,14 @@
 
 #include "process.hpp"
 #include "render.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
 
 namespace fs = std::filesystem;
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 Space gemm_space() {
   Parameter layout{"LAYOUT", {Value::from_text("row"), Value::from_text("col")}};
@@ -234,10 +231,7 @@ int pick(int cc) { return g::params_for(cc).TILE_M; }
 class MultiDeviceCompile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("adaexplore-multi-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("multi");
     std::ofstream(dir_ / "gemm_multi.hpp")
         << render_multi_device_header(gemm_space(), two_devices(), kDefaults, common_info());
   }

@@ -16,6 +16,7 @@
 #include "render.hpp"
 #include "strategy.hpp"
 #include "tuner.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -76,11 +77,7 @@ int main(int argc, char** argv) {
 class HostBackendTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("adaexplore-host-backend-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("host-backend");
     write(dir_ / "scale.hpp.in", kTemplate);
     write(dir_ / "scale_bench.cpp", kBenchmark);
   }

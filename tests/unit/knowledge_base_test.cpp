@@ -1,4 +1,5 @@
 #include "knowledge_base.hpp"
+#include "test_support.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -10,11 +11,7 @@
 namespace adaexplore {
 namespace {
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 // A x B x C x D with the constraint A * B >= 2 (the (1, 1) corner is not in the space).
 Space space4() {

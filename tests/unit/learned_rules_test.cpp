@@ -1,4 +1,5 @@
 #include "learned_rules.hpp"
+#include "test_support.hpp"
 
 #include <functional>
 #include <random>
@@ -8,11 +9,7 @@
 namespace adaexplore {
 namespace {
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 // A x B x C x D; the oracles below decide which configurations fail.
 Space space4() {

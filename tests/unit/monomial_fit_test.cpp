@@ -1,4 +1,5 @@
 #include "monomial_fit.hpp"
+#include "test_support.hpp"
 
 #include <cmath>
 
@@ -7,11 +8,7 @@
 namespace adaexplore {
 namespace {
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 std::vector<const Config*> pointers(const std::vector<Config>& configs) {
   std::vector<const Config*> x;

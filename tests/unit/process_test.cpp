@@ -1,4 +1,5 @@
 #include "process.hpp"
+#include "test_support.hpp"
 
 #include <csignal>
 #include <fstream>
@@ -13,14 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path temp_dir() {
-  const fs::path d = fs::temp_directory_path() /
-                     ("adaexplore-process-" + std::to_string(::getpid()) + "-" +
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return test::fresh_test_directory("process"); }
 
 // True while a process with this id exists and is not a zombie.
 bool alive(pid_t pid) {

@@ -9,6 +9,7 @@
 
 #include "../../templates/adaexplore/harness_common.hpp"
 #include "program_outcome.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -18,10 +19,7 @@ namespace fs = std::filesystem;
 class ProgramOutcomeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("adaexplore-program-outcome-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("program-outcome");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

@@ -1,15 +1,12 @@
 #include "resource_rules.hpp"
+#include "test_support.hpp"
 
 #include <gtest/gtest.h>
 
 namespace adaexplore {
 namespace {
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 // Threads per block BX*BY against 1024, reported by a static check (extra.figures) only for
 // the configurations that compiled; no limit reported: it is inferred from the successes.

@@ -9,6 +9,7 @@
 
 #include "file_lock.hpp"
 #include "render.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -58,10 +59,7 @@ Outcome failed(const Config& c, Status s, const std::string& message) {
 class Results : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("adaexplore-results-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::fresh_test_directory("results");
     path_ = dir_ / "sub" / "results.jsonl";
   }
   void TearDown() override { fs::remove_all(dir_); }

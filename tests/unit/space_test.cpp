@@ -1,4 +1,5 @@
 #include "space.hpp"
+#include "test_support.hpp"
 
 #include <set>
 #include <stdexcept>
@@ -8,11 +9,7 @@
 namespace adaexplore {
 namespace {
 
-Parameter numbers(const std::string& name, const std::vector<double>& values) {
-  Parameter p{name, {}};
-  for (double v : values) p.values.push_back(Value::from_number(v));
-  return p;
-}
+using test::numbers;
 
 Parameter texts(const std::string& name, const std::vector<std::string>& values) {
   Parameter p{name, {}};

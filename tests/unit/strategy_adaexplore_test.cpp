@@ -8,15 +8,12 @@
 #include <gtest/gtest.h>
 
 #include "strategy.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
 
-Parameter range(const std::string& name, int n) {
-  Parameter p{name, {}};
-  for (int i = 0; i < n; ++i) p.values.push_back(Value::from_number(i));
-  return p;
-}
+using test::range;
 
 // 8^4 = 4096 configurations, one constraint; A >= 5 exceeds a resource limit (a monotone
 // failure region of 3/8 of the space); the objective is smooth with its optimum at (4, 1, 5, 2),

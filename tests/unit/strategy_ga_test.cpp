@@ -4,15 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "strategy.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
 
-Parameter range(const std::string& name, int n) {
-  Parameter p{name, {}};
-  for (int i = 0; i < n; ++i) p.values.push_back(Value::from_number(i));
-  return p;
-}
+using test::range;
 
 // 8^4 = 4096 configurations; a smooth objective with its optimum at (6, 1, 5, 2).
 Space space() { return Space({range("A", 8), range("B", 8), range("C", 8), range("D", 8)}, {}); }

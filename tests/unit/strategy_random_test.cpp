@@ -3,15 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "strategy.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
 
-Parameter range(const std::string& name, int n) {
-  Parameter p{name, {}};
-  for (int i = 0; i < n; ++i) p.values.push_back(Value::from_number(i));
-  return p;
-}
+using test::range;
 
 Space space() { return Space({range("A", 5), range("B", 5), range("C", 3)}, {"A != B", "A + C < 6"}); }
 

@@ -1,6 +1,7 @@
 // The strategy contract (strategy.hpp), checked for every registered strategy, and the shared
 // UnseenSampler.
 #include "strategy.hpp"
+#include "test_support.hpp"
 
 #include <algorithm>
 #include <set>
@@ -10,11 +11,7 @@
 namespace adaexplore {
 namespace {
 
-Parameter range(const std::string& name, int n) {
-  Parameter p{name, {}};
-  for (int i = 0; i < n; ++i) p.values.push_back(Value::from_number(i));
-  return p;
-}
+using test::range;
 
 // 6 x 6 x 4 = 144 configurations, 3 constraints.
 Space small_space() {

@@ -1,5 +1,6 @@
 #include "tuner.hpp"
 #include "significance.hpp"
+#include "test_support.hpp"
 
 #include <chrono>
 #include <mutex>
@@ -16,11 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Parameter range(const std::string& name, int n) {
-  Parameter p{name, {}};
-  for (int i = 0; i < n; ++i) p.values.push_back(Value::from_number(i));
-  return p;
-}
+using test::range;
 
 // 10 x 10 configurations, 85 of them valid.
 Space space() { return Space({range("X", 10), range("Y", 10)}, {"X + Y <= 14"}); }
@@ -345,10 +342,7 @@ TEST(Tuner, ProgressLinesArePrinted) {
 class TunerFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("adaexplore-tuner-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_directory("tuner");
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;

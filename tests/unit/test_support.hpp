@@ -1,0 +1,49 @@
+// Helpers shared by the unit tests.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "process.hpp"
+#include "space.hpp"
+
+namespace adaexplore::test {
+
+/// nvcc from PATH, else /usr/local/cuda/bin/nvcc; empty when neither exists (tests then skip).
+inline std::string nvcc_path() {
+  if (auto p = find_program("nvcc"); !p.empty()) return p.string();
+  return std::filesystem::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : "";
+}
+
+/// A fresh, empty folder for the running test: <temp>/adaexplore-<prefix>-<pid>-<test name>,
+/// removed first if an earlier run left it. The caller removes it when done.
+inline std::filesystem::path fresh_test_directory(const std::string& prefix) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("adaexplore-" + prefix + "-" + std::to_string(::getpid()) + "-" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// A numeric parameter with these values, in this order.
+inline Parameter numbers(const std::string& name, const std::vector<double>& values) {
+  Parameter p{name, {}};
+  for (double v : values) p.values.push_back(Value::from_number(v));
+  return p;
+}
+
+/// A numeric parameter with the values 0, 1, ..., n - 1.
+inline Parameter range(const std::string& name, int n) {
+  Parameter p{name, {}};
+  for (int i = 0; i < n; ++i) p.values.push_back(Value::from_number(i));
+  return p;
+}
+
+}  // namespace adaexplore::test
