@@ -41,12 +41,20 @@
 //
 // Timing: CUDA events recorded on the benchmark's stream around each launch, after warm-up;
 // L2 flushed (a memset of twice the L2 size) before every timed run, outside the timed region;
-// median of the repetitions. Every CUDA call is checked: a launch error is `launch_error`, a
+// median of the repetitions, repeated until its 95 % confidence interval is within ci_rel (1 %)
+// or a cap is reached (harness_common.hpp). The record's "suspicious" flags a median under the
+// launch-overhead floor, a bandwidth above the device's peak, and clock slowdowns (NVML, when
+// libnvidia-ml.so.1 is there; never linked). Every CUDA call is checked: a launch error is `launch_error`, a
 // sticky error (illegal address, ...) is `crash`, a failed allocation is `resource_limit`.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#if defined(__linux__)
+#include <dlfcn.h>
+#endif
+
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -73,6 +81,94 @@ inline bool is_sticky(cudaError_t e) {
       return false;
   }
 }
+/// The SM clock and the clock event ("throttle") reasons of one GPU through NVML, loaded at run
+/// time: dlopen("libnvidia-ml.so.1"), never linked, and no nvml.h needed (the few entry points are
+/// declared here with nvml.h's signatures: nvmlReturn_t is an int enum, NVML_SUCCESS 0; the
+/// device handle a pointer; NVML_CLOCK_SM 1). The CUDA device is found by its PCI bus id
+/// (cudaDeviceGetPCIBusId -> nvmlDeviceGetHandleByPciBusId_v2), as NVML and CUDA number devices
+/// differently. The reasons come from nvmlDeviceGetCurrentClocksEventReasons (drivers 535 and
+/// newer), else its former name nvmlDeviceGetCurrentClocksThrottleReasons. Any failure (no
+/// library, an entry point missing, nvmlInit_v2 or the device look-up failing: no NVML in a
+/// container, a non-Linux host) leaves it unavailable, and the benchmark carries on without.
+class NvmlClocks {
+ public:
+  explicit NvmlClocks(int cuda_device) {
+#if defined(__linux__)
+    char bus_id[64] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, static_cast<int>(sizeof bus_id), cuda_device) != cudaSuccess) {
+      (void)cudaGetLastError();  // not an error of the benchmark
+      return;
+    }
+    library_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!library_) return;
+    const auto init = symbol<Return (*)()>("nvmlInit_v2");
+    shutdown_ = symbol<Return (*)()>("nvmlShutdown");
+    const auto by_bus_id = symbol<Return (*)(const char*, Device*)>("nvmlDeviceGetHandleByPciBusId_v2");
+    clock_ = symbol<Return (*)(Device, int, unsigned*)>("nvmlDeviceGetClockInfo");
+    reasons_ = symbol<Return (*)(Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksEventReasons");
+    if (!reasons_) reasons_ = symbol<Return (*)(Device, unsigned long long*)>("nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (!init || !shutdown_ || !by_bus_id || !clock_ || !reasons_ || init() != 0) {
+      close();
+      return;
+    }
+    initialised_ = true;
+    if (by_bus_id(bus_id, &device_) != 0) {
+      close();
+      return;
+    }
+    available_ = true;
+#else
+    (void)cuda_device;
+#endif
+  }
+  NvmlClocks(const NvmlClocks&) = delete;
+  NvmlClocks& operator=(const NvmlClocks&) = delete;
+  // A module (ADAEXPLORE_MODULE) leaves NVML loaded and initialised in the tuner's runner: the
+  // next configuration's nvmlInit_v2 then only counts a reference, instead of starting NVML anew
+  // (NVML's start costs tens of milliseconds). The runner's exit ends it.
+#ifdef ADAEXPLORE_MODULE
+  ~NvmlClocks() = default;
+#else
+  ~NvmlClocks() { close(); }
+#endif
+
+  bool available() const { return available_; }
+  /// The SM clock now (MHz) and the clock event reasons now (nvmlClocksEventReason* bits);
+  /// false when NVML is unavailable or does not answer.
+  bool sample(unsigned& sm_mhz, unsigned long long& reasons) const {
+    if (!available_) return false;
+    return clock_(device_, /*NVML_CLOCK_SM=*/1, &sm_mhz) == 0 && reasons_(device_, &reasons) == 0;
+  }
+
+ private:
+  using Return = int;      // nvmlReturn_t
+  using Device = void*;    // nvmlDevice_t (struct nvmlDevice_st*)
+  template <typename F>
+  F symbol(const char* name) const {
+#if defined(__linux__)
+    return reinterpret_cast<F>(dlsym(library_, name));
+#else
+    (void)name;
+    return nullptr;
+#endif
+  }
+  void close() {
+    available_ = false;
+    if (initialised_ && shutdown_) shutdown_();
+    initialised_ = false;
+#if defined(__linux__)
+    if (library_) dlclose(library_);
+#endif
+    library_ = nullptr;
+  }
+
+  void* library_ = nullptr;
+  bool initialised_ = false, available_ = false;
+  Device device_ = nullptr;
+  Return (*shutdown_)() = nullptr;
+  Return (*clock_)(Device, int, unsigned*) = nullptr;
+  Return (*reasons_)(Device, unsigned long long*) = nullptr;
+};
 }  // namespace detail
 
 /// A device buffer with the host copy it was initialised from.
@@ -93,7 +189,8 @@ class DeviceBuffer {
 
 class Benchmark {
  public:
-  Benchmark(int argc, char** argv) : options_(HarnessOptions::parse(argc, argv)), rng_(options_.seed) {
+  Benchmark(int argc, char** argv)
+      : created_(std::chrono::steady_clock::now()), options_(HarnessOptions::parse(argc, argv)), rng_(options_.seed) {
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     check(cudaEventCreate(&start_), "cudaEventCreate");
@@ -113,6 +210,17 @@ class Benchmark {
     check(cudaDeviceGetAttribute(&warp_size_, cudaDevAttrWarpSize, device), "cudaDeviceGetAttribute(warp size)");
     flush_bytes_ = 2 * static_cast<std::size_t>(l2);
     if (flush_bytes_) flush_ = allocate<char>(flush_bytes_, "L2 flush buffer");
+    l2_bytes_ = l2;
+    peak_gbs_ = query_peak_bandwidth_gbs(device);
+    nvml_ = std::make_unique<detail::NvmlClocks>(device);
+  }
+  // A module (harness_common.hpp) returns to the runner, which loads the next configuration into
+  // the same CUDA context: give back what the constructor took. Errors are ignored (after a
+  // sticky error the runner exits anyway).
+  ~Benchmark() {
+    if (start_) cudaEventDestroy(start_);
+    if (stop_) cudaEventDestroy(stop_);
+    if (stream_) cudaStreamDestroy(stream_);
   }
   Benchmark(const Benchmark&) = delete;
   Benchmark& operator=(const Benchmark&) = delete;
@@ -121,6 +229,17 @@ class Benchmark {
   /// Arguments given to the benchmark that the harness does not use (RUN_ARGS), in order.
   const std::vector<std::string>& args() const { return options_.user_args; }
   std::mt19937_64& rng() { return rng_; }
+  /// `make()`'s result (a std::vector<T>), computed once per runner process and copied for the
+  /// later configurations (once_per_runner in harness_common.hpp): for host data that does not
+  /// depend on the configuration, such as the reference. `key` names what else it depends on
+  /// (the seed and the arguments are added). Draw random numbers for it from its own generator
+  /// seeded from options().seed, not from rng(), whose state would then differ between runs.
+  template <typename Make>
+  auto once(const std::string& key, Make make) -> decltype(make()) {
+    using Vector = decltype(make());
+    using T = typename Vector::value_type;
+    return once_per_runner<T>(once_key(key, sizeof(T), options_.seed, options_.user_args), make);
+  }
   cudaStream_t stream() const { return stream_; }
 
   template <typename T>
@@ -254,12 +373,18 @@ class Benchmark {
   }
 
   /// Verifies once, then warms up and times `launch`; writes the record; returns the exit code.
+  /// Stages (wall-clock, in the record's stages_ms): setup (constructor to here), verify, warmup,
+  /// measure; then the sanity gates (see harness_common.hpp): the launch-overhead floor
+  /// (kLaunchFloorMs), the device's peak memory bandwidth (bytes() needed), NVML clocks.
   int run(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify) {
+    record_.stages_ms = {{"setup", wall_ms_since(created_)}};
+    const auto verify_start = std::chrono::steady_clock::now();
     prepare_run(/*poison=*/true);
     launch_checked(launch);
     sync_checked("verification run");
     record_.verification = verify();
     record_.verified = true;
+    record_.stages_ms.emplace_back("verify", wall_ms_since(verify_start));
     if (!record_.verification.passed()) fail("wrong_result", "", describe(record_.verification));
     auto timed_run = [&] {
       prepare_run(/*poison=*/false);
@@ -272,16 +397,34 @@ class Benchmark {
       check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
       return static_cast<double>(ms);
     };
-    record_.time = repeat_and_time(options_, timed_run, record_.warmup_runs);
+    auto start = std::chrono::steady_clock::now();
+    record_.warmup_runs = warm_up(options_, timed_run);
+    record_.stages_ms.emplace_back("warmup", wall_ms_since(start));
+    unsigned long long reasons_start = 0, reasons_end = 0;
+    record_.clocks.present = nvml_ && nvml_->sample(record_.clocks.sm_mhz_start, reasons_start);
+    start = std::chrono::steady_clock::now();
+    record_.time = measure_until_tight(options_, timed_run);
+    record_.stages_ms.emplace_back("measure", wall_ms_since(start));
+    record_.clocks.present = record_.clocks.present && nvml_->sample(record_.clocks.sm_mhz_end, reasons_end);
+    record_.clocks.reasons = reasons_start | reasons_end;
+    check_launch_floor(record_.time, kLaunchFloorMs, record_.suspicious);
+    check_peak_bandwidth(record_.bytes, record_.time, peak_gbs_, static_cast<double>(l2_bytes_), record_.suspicious);
+    check_clocks(record_.clocks, record_.suspicious);
     return emit(options_, record_);
   }
+
+  /// A median under this many ms is flagged (suspicious): the launch overhead alone of a kernel
+  /// timed with CUDA events is about this much, so a shorter time means no kernel was timed.
+  static constexpr double kLaunchFloorMs = 0.002;
+  /// The device's peak memory bandwidth in GB/s (peak_bandwidth_gbs), 0 when unknown.
+  double peak_bandwidth() const { return peak_gbs_; }
 
   /// Records a failure with `status` and exits the process (the CUDA context may be unusable).
   [[noreturn]] void fail(const std::string& status, const std::string& error_name, const std::string& message) {
     record_.status = status;
     record_.error_name = error_name;
     record_.message = message;
-    std::exit(emit(options_, record_));
+    finish(emit(options_, record_));  // exits, or unwinds a module (harness_common.hpp)
   }
 
   /// Checks a CUDA call; on error records launch_error / crash / resource_limit and exits.
@@ -301,6 +444,17 @@ class Benchmark {
       fail("resource_limit", cudaGetErrorName(e), std::string("cudaMalloc(") + what + ", " +
                                                        std::to_string(n * sizeof(T)) + " bytes): " + cudaGetErrorString(e));
     return std::shared_ptr<T>(p, [](T* q) { cudaFree(q); });
+  }
+  // 2 x memory clock x bus width (peak_bandwidth_gbs); 0 when the driver does not report them (the
+  // attributes are not errors of the benchmark: a failed query is cleared, the gate is skipped).
+  static double query_peak_bandwidth_gbs(int device) {
+    int clock_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return 0;
+    }
+    return peak_bandwidth_gbs(clock_khz, bus_bits);
   }
   // The runtime's name for the kernel (cudaFuncGetName, CUDA 12.4 and newer), else the C++ type.
   template <class Kernel>
@@ -372,6 +526,7 @@ class Benchmark {
            std::string("kernel execution (") + when + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
   }
 
+  std::chrono::steady_clock::time_point created_;  // stages_ms "setup" starts here
   HarnessOptions options_;
   std::mt19937_64 rng_;
   cudaStream_t stream_ = nullptr;
@@ -380,6 +535,9 @@ class Benchmark {
   int max_threads_ = 1024, max_block_dim_[3] = {1024, 1024, 64}, threads_per_sm_ = 2048, warp_size_ = 32;
   std::size_t flush_bytes_ = 0;
   std::shared_ptr<char> flush_;
+  long l2_bytes_ = 0;                         // cudaDevAttrL2CacheSize
+  double peak_gbs_ = 0;                       // query_peak_bandwidth_gbs; 0: unknown
+  std::unique_ptr<detail::NvmlClocks> nvml_;  // SM clock and clock event reasons, when NVML is there
   std::vector<std::function<void()>> restores_, poisons_;
   std::vector<std::function<void(cudaStream_t)>> hooks_;
   ResultRecord record_;

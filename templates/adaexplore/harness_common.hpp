@@ -3,19 +3,58 @@
 //
 // Protocol between the tuner and a benchmark program (one process per evaluation):
 //   <program> --adaexplore-result FILE [--adaexplore-seed N] [--adaexplore-warmup-ms MS]
-//             [--adaexplore-measure-ms MS] [--adaexplore-max-reps N] [user arguments...]
+//             [--adaexplore-measure-ms MS] [--adaexplore-max-reps N] [--adaexplore-ci-rel R]
+//             [user arguments...]
 // The program writes one JSON object to FILE:
 //   {"adaexplore_harness": 1, "status": "ok"|"launch_error"|"crash"|"wrong_result"|"resource_limit",
 //    "message": "...", "error_name": "cudaErrorIllegalAddress",
-//    "time_ms": {"median", "mean", "min", "max", "stdev", "samples": n, "values": [...]},
+//    "time_ms": {"median", "mean", "min", "max", "stdev", "samples": n, "values": [...],
+//                "ci_low", "ci_high", "ci_rel", "converged": true|false},
 //    "warmup_runs": n, "verification": {"checked", "mismatches", "max_abs_error", "max_rel_error",
 //    "rel_l2_error", "first_mismatch": {"index", "got", "expected"}},
 //    "figures": {"bytes": b, "flops": f, "GB/s": x, "GFLOP/s": y},
+//    "stages_ms": {"setup", "verify", "warmup", "measure"},
+//    "suspicious": ["median 0.0011 ms is under the 0.002 ms launch-overhead floor: ...", ...],
+//    "clocks": {"sm_mhz_start", "sm_mhz_end", "reasons": ["sw_power_cap", ...]},
 //    "kernels": [{"name", "block": [x, y, z], "threads_per_block", "registers",
 //                 "max_threads_per_block", "static_shared_bytes", "dynamic_shared_bytes",
 //                 "max_dynamic_shared_bytes", "local_bytes", "blocks_per_sm", "warps_per_sm",
 //                 "occupancy", "launchable", "reason"}]}
-// and exits 0 when status is "ok", non-zero otherwise. "kernels" (CUDA harness only, present when
+// and exits 0 when status is "ok", non-zero otherwise.
+//
+// Repetitions (warm_up and measure_until_tight, below; the same in both harnesses):
+//  - warm-up: at least 2 runs; it stops once the timings settle, when the median of the last 3
+//    runs is within 2 % of the median of the 3 before them (so at least 6 runs for that), or when
+//    warmup_ms of timed run time is spent (a cap), or after max_reps runs.
+//  - measurement: at least min_reps (10) runs; it stops as soon as the distribution-free 95 %
+//    confidence interval of the median has a half-width <= ci_rel (default 0.01, 1 %) of the
+//    median ("converged": true), or when measure_ms (default 200) of timed run time is spent, or
+//    after max_reps (2000) runs ("converged": false). A 5 ms kernel with steady timings stops
+//    after min_reps; a 0.01 ms one, whose relative noise is larger, takes hundreds of runs; a
+//    noisy one stops at the caps. The interval is [x(r), x(s)] of the n sorted times, with the
+//    ranks from the binomial(n, 1/2) distribution of the number of runs below the median, by its
+//    normal approximation: r = ceil(n/2 - 1.96 sqrt(n)/2), s = ceil(n/2 + 1.96 sqrt(n)/2),
+//    clamped to 1..n (W. J. Conover, "Practical Nonparametric Statistics", 3rd ed., Wiley 1999,
+//    section 3.2, confidence interval for a quantile). "ci_low"/"ci_high" are x(r)/x(s) in ms,
+//    "ci_rel" = (ci_high - ci_low) / 2 / median (null when the median is 0 and the interval is
+//    not). The interval is recomputed after every run and the rule stops on it, so its real
+//    coverage is somewhat below the nominal 95 % (optional stopping): it decides when the
+//    median is tight enough, it is no guarantee.
+// "stages_ms": wall-clock ms (std::chrono::steady_clock) of the benchmark's stages: "setup" from
+//    the Benchmark/HostBenchmark constructor to run() (context, buffers, inputs, reference),
+//    "verify" the checked run and the comparison, "warmup" and "measure" the two loops above
+//    (resets, L2 flushes and synchronisation included). A failed record has the stages it reached.
+// "suspicious" (present only when not empty): reasons to distrust an "ok" timing; the tuner
+//    records such an outcome but never crowns it (best_of in tuner/src/tuner.hpp). The CUDA
+//    harness flags a median under the 0.002 ms launch-overhead floor (the benchmark may time no
+//    kernel), a bandwidth (figures' bytes / median) above 1.05 x the device's peak memory
+//    bandwidth when the bytes exceed twice the L2 size (peak_bandwidth_gbs: 2 x memory clock x
+//    bus width, from cudaDevAttrMemoryClockRate and cudaDevAttrGlobalMemoryBusWidth), and, with a
+//    "noisy: ..." note, thermal or power-brake clock slowdowns during the measurement (NVML).
+//    The host harness flags nothing.
+// "clocks" (CUDA harness, only where NVML is there: libnvidia-ml.so.1 loaded at run time): the
+//    SM clock in MHz before and after the measurement, and the NVML clock event (throttle)
+//    reasons seen at either point, named as in clock_event_names(). "kernels" (CUDA harness only, present when
 // the benchmark called Benchmark::check_launch) holds what the driver says of each kernel and
 // launch shape: cudaFuncGetAttributes and cudaOccupancyMaxActiveBlocksPerMultiprocessor, see
 // KernelRecord; a kernel with "launchable": false is the evidence of a failed status. A program that dies (signal) or exits
@@ -23,6 +62,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -34,18 +74,80 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#ifdef ADAEXPLORE_MODULE
+#include <dlfcn.h>
+#endif
+
 namespace adaexplore {
+
+/// Thrown by finish() in a module (ADAEXPLORE_MODULE, see the end of this file): unwinds the
+/// benchmark back to its entry point with the exit code its process would have had.
+struct ModuleExit {
+  int code;
+};
+
+/// Ends the benchmark with `code`: a process exits; a module loaded by the tuner's long-lived
+/// runner unwinds (ModuleExit) so that the runner lives on and its buffers are freed.
+[[noreturn]] inline void finish(int code) {
+#ifdef ADAEXPLORE_MODULE
+  throw ModuleExit{code};
+#else
+  std::exit(code);
+#endif
+}
+
+/// Host data that does not depend on the configuration (a reference result, say), computed once
+/// per runner process instead of once per configuration: `make()` runs, and its result is kept
+/// in the tuner's long-lived runner (tuner/src/runner.hpp) under `key`; the next configurations
+/// measured by that runner get a copy. In a benchmark run as its own process (run.runner false, or
+/// a manual run) it is make() every time. T must be trivially copyable (numbers, plain structs).
+/// `key` must name everything the data depends on besides the seed and the benchmark's arguments,
+/// which the harnesses add (Benchmark::once). The runner holds at most 16 GiB; beyond, nothing
+/// more is kept (make() runs each time).
+template <typename T, typename Make>
+std::vector<T> once_per_runner(const std::string& key, Make make) {
+  static_assert(std::is_trivially_copyable<T>::value, "once(): T must be trivially copyable");
+#ifdef ADAEXPLORE_MODULE
+  using Find = const void* (*)(const char*, std::size_t*);
+  using Keep = void* (*)(const char*, std::size_t);
+  const auto find = reinterpret_cast<Find>(dlsym(RTLD_DEFAULT, "adaexplore_runner_find"));
+  const auto keep = reinterpret_cast<Keep>(dlsym(RTLD_DEFAULT, "adaexplore_runner_keep"));
+  if (find && keep) {
+    std::size_t bytes = 0;
+    if (const void* stored = find(key.c_str(), &bytes); stored && bytes % sizeof(T) == 0) {
+      std::vector<T> copy(bytes / sizeof(T));
+      if (bytes) std::memcpy(copy.data(), stored, bytes);
+      return copy;
+    }
+    std::vector<T> made = make();
+    if (void* slot = keep(key.c_str(), made.size() * sizeof(T)); slot && !made.empty())
+      std::memcpy(slot, made.data(), made.size() * sizeof(T));
+    return made;
+  }
+#endif
+  return make();
+}
+
+/// once_per_runner's key for a benchmark: `key`, the element size, the seed and the arguments.
+inline std::string once_key(const std::string& key, std::size_t element_bytes, std::uint64_t seed,
+                            const std::vector<std::string>& args) {
+  std::string k = key + "\x1f" + std::to_string(element_bytes) + "\x1f" + std::to_string(seed);
+  for (const auto& a : args) k += "\x1f" + a;
+  return k;
+}
 
 /// Harness settings from the command line (the tuner passes them; defaults suit a manual run).
 struct HarnessOptions {
   std::string result_file;     // where the result record goes; empty: stdout
   std::uint64_t seed = 12345;  // inputs are drawn from this seed
-  double warmup_ms = 30;       // warm-up: run until this much time has passed (at least 2 runs)
-  double measure_ms = 200;     // measurement: repeat until this much kernel time (at least min_reps)
+  double warmup_ms = 30;       // warm-up cap: ms of timed run time (at least 2 runs; see warm_up)
+  double measure_ms = 200;     // measurement cap: ms of timed run time (see measure_until_tight)
   int min_reps = 10;
   int max_reps = 2000;
+  double ci_rel = 0.01;        // measurement stops when the median's 95 % CI half-width <= this x median
   std::vector<std::string> user_args;  // arguments the harness does not know, in order
 
   static HarnessOptions parse(int argc, char** argv) {
@@ -55,7 +157,7 @@ struct HarnessOptions {
       auto value = [&](const char* name) -> const char* {
         if (i + 1 >= argc) {
           std::fprintf(stderr, "adaexplore harness: %s needs a value\n", name);
-          std::exit(64);
+          finish(64);
         }
         return argv[++i];
       };
@@ -64,16 +166,47 @@ struct HarnessOptions {
       else if (a == "--adaexplore-warmup-ms") o.warmup_ms = std::atof(value("--adaexplore-warmup-ms"));
       else if (a == "--adaexplore-measure-ms") o.measure_ms = std::atof(value("--adaexplore-measure-ms"));
       else if (a == "--adaexplore-max-reps") o.max_reps = std::atoi(value("--adaexplore-max-reps"));
+      else if (a == "--adaexplore-ci-rel") o.ci_rel = std::atof(value("--adaexplore-ci-rel"));
       else o.user_args.push_back(a);
     }
     return o;
   }
 };
 
+/// Median of values sorted in ascending order (0 when empty).
+inline double sorted_median(const std::vector<double>& sorted) {
+  const std::size_t n = sorted.size();
+  if (n == 0) return 0;
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+/// Distribution-free 95 % confidence interval of the median, [low, high] in the values' unit.
+struct MedianInterval {
+  double low = 0, high = 0;
+  double half_width() const { return 0.5 * (high - low); }
+};
+
+/// The interval [x(r), x(s)] of `sorted` (ascending, n values) with the 1-based ranks
+/// r = ceil(n/2 - 1.96 sqrt(n)/2), s = ceil(n/2 + 1.96 sqrt(n)/2), clamped to 1..n: the normal
+/// approximation of the binomial(n, 1/2) count of values below the median (Conover, "Practical
+/// Nonparametric Statistics", 3rd ed., 1999, section 3.2). For n <= 5 it is the whole range.
+inline MedianInterval median_interval(const std::vector<double>& sorted) {
+  const double n = static_cast<double>(sorted.size());
+  if (sorted.empty()) return {};
+  const double spread = 1.96 * std::sqrt(n) / 2;
+  const auto rank = [&](double r) {
+    return static_cast<std::size_t>(std::min(n, std::max(1.0, std::ceil(r - 1e-9)))) - 1;
+  };
+  return {sorted[rank(n / 2 - spread)], sorted[rank(n / 2 + spread)]};
+}
+
 /// Sample statistics of per-run times (ms).
 struct TimeStats {
   double median = 0, mean = 0, min = 0, max = 0, stdev = 0;
   std::vector<double> values;
+  double ci_low = 0, ci_high = 0;  // median_interval of the values, ms
+  double ci_rel = 0;               // (ci_high - ci_low) / 2 / median; infinity when median is 0 and the CI is not
+  bool converged = false;          // set by measure_until_tight: the CI rule stopped it, not a cap
 
   static TimeStats of(std::vector<double> v) {
     TimeStats s;
@@ -81,7 +214,12 @@ struct TimeStats {
     if (v.empty()) return s;
     std::sort(v.begin(), v.end());
     const std::size_t n = v.size();
-    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    s.median = sorted_median(v);
+    const MedianInterval ci = median_interval(v);
+    s.ci_low = ci.low;
+    s.ci_high = ci.high;
+    s.ci_rel = s.median > 0 ? ci.half_width() / s.median
+                            : (ci.half_width() > 0 ? std::numeric_limits<double>::infinity() : 0.0);
     s.min = v.front();
     s.max = v.back();
     double sum = 0;
@@ -195,6 +333,14 @@ struct KernelRecord {
   std::string reason;                     // "block of 1024 threads > 896, the kernel's ..."
 };
 
+/// The SM clock and the NVML clock event ("throttle") reasons around the measurement (CUDA
+/// harness, where NVML is there; see harness.cuh NvmlClocks).
+struct ClockRecord {
+  bool present = false;              // false: NVML absent or unusable; the record has no "clocks"
+  unsigned sm_mhz_start = 0, sm_mhz_end = 0;  // nvmlDeviceGetClockInfo(NVML_CLOCK_SM), MHz
+  unsigned long long reasons = 0;    // nvmlClocksEventReason* bits seen before or after measuring
+};
+
 /// Everything that goes into the result record.
 struct ResultRecord {
   std::string status = "ok";
@@ -206,7 +352,86 @@ struct ResultRecord {
   Verification verification;
   double bytes = 0, flops = 0;
   std::vector<KernelRecord> kernels;
+  std::vector<std::pair<std::string, double>> stages_ms;  // "setup", "verify", "warmup", "measure"
+  std::vector<std::string> suspicious;                     // sanity gates that fired (see the top)
+  ClockRecord clocks;
 };
+
+/// Wall-clock ms since `start` (std::chrono::steady_clock).
+inline double wall_ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// Names of the NVML clock event reason bits in `mask` (values of nvml.h's
+/// nvmlClocksEventReason*, formerly nvmlClocksThrottleReason*), in bit order; unknown bits as
+/// "0x...".
+inline std::vector<std::string> clock_event_names(unsigned long long mask) {
+  static const std::pair<unsigned long long, const char*> names[] = {
+      {0x1ull, "gpu_idle"},           {0x2ull, "applications_clocks_setting"},
+      {0x4ull, "sw_power_cap"},       {0x8ull, "hw_slowdown"},
+      {0x10ull, "sync_boost"},        {0x20ull, "sw_thermal_slowdown"},
+      {0x40ull, "hw_thermal_slowdown"}, {0x80ull, "hw_power_brake_slowdown"},
+      {0x100ull, "display_clock_setting"}};
+  std::vector<std::string> out;
+  unsigned long long known = 0;
+  for (const auto& [bit, name] : names) {
+    known |= bit;
+    if (mask & bit) out.push_back(name);
+  }
+  if (mask & ~known) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", mask & ~known);
+    out.push_back(buf);
+  }
+  return out;
+}
+
+/// The clock event reasons that slow a kernel down for reasons other than its own work: HW
+/// slowdown, HW thermal, SW thermal, HW power brake (nvml.h bits 0x8, 0x40, 0x20, 0x80). The SW
+/// power cap is left out: a kernel that draws the card's power is expected to meet it.
+inline constexpr unsigned long long kNoisyClockEvents = 0x8ull | 0x20ull | 0x40ull | 0x80ull;
+
+/// Peak memory bandwidth in GB/s (1e9 bytes/s) from the memory clock (kHz, cudaDevAttrMemoryClockRate)
+/// and the bus width (bits, cudaDevAttrGlobalMemoryBusWidth): 2 (double data rate) x clock x
+/// width / 8. 0 when either is unknown (<= 0).
+inline double peak_bandwidth_gbs(double memory_clock_khz, double bus_width_bits) {
+  if (!(memory_clock_khz > 0) || !(bus_width_bits > 0)) return 0;
+  return 2.0 * memory_clock_khz * 1000.0 * (bus_width_bits / 8.0) / 1e9;
+}
+
+/// The sanity gates of the CUDA harness (see the top of this file); each fired gate appends one
+/// reason to `suspicious`. `floor_ms` <= 0, `peak_gbs` <= 0 or `l2_bytes` <= 0 turn the matching
+/// gate off (unknown); a record without bytes is not checked against the peak.
+inline void check_launch_floor(const TimeStats& t, double floor_ms, std::vector<std::string>& suspicious) {
+  if (floor_ms <= 0 || t.values.empty() || !(t.median < floor_ms)) return;
+  std::ostringstream s;
+  s << "median " << t.median << " ms is under the " << floor_ms
+    << " ms launch-overhead floor: the benchmark may not time the kernel";
+  suspicious.push_back(s.str());
+}
+inline void check_peak_bandwidth(double bytes, const TimeStats& t, double peak_gbs, double l2_bytes,
+                                 std::vector<std::string>& suspicious) {
+  if (peak_gbs <= 0 || l2_bytes <= 0 || bytes <= 2 * l2_bytes || !(t.median > 0)) return;
+  const double gbs = bytes / (t.median * 1e6);
+  if (!(gbs > 1.05 * peak_gbs)) return;
+  std::ostringstream s;
+  s << gbs << " GB/s (" << bytes << " bytes in " << t.median << " ms) is above 1.05 x the device's peak of "
+    << peak_gbs << " GB/s (2 x memory clock x bus width) with a working set over twice the L2 ("
+    << l2_bytes << " bytes): the bytes figure or the timing is wrong";
+  suspicious.push_back(s.str());
+}
+inline void check_clocks(const ClockRecord& c, std::vector<std::string>& suspicious) {
+  if (!c.present || !(c.reasons & kNoisyClockEvents)) return;
+  std::ostringstream s;
+  s << "noisy: the GPU's clocks were slowed during the measurement (NVML clock event reasons:";
+  const char* sep = " ";
+  for (const std::string& name : clock_event_names(c.reasons & kNoisyClockEvents)) {
+    s << sep << name;
+    sep = ", ";
+  }
+  s << "; SM clock " << c.sm_mhz_start << " -> " << c.sm_mhz_end << " MHz)";
+  suspicious.push_back(s.str());
+}
 
 inline std::string json_string(const std::string& s) {
   std::string out = "\"";
@@ -245,7 +470,27 @@ inline std::string to_json(const ResultRecord& r) {
       << ", \"min\": " << json_number(r.time.min) << ", \"max\": " << json_number(r.time.max)
       << ", \"stdev\": " << json_number(r.time.stdev) << ", \"samples\": " << r.time.values.size() << ", \"values\": [";
     for (std::size_t i = 0; i < r.time.values.size(); ++i) j << (i ? ", " : "") << json_number(r.time.values[i]);
-    j << "]}, \"warmup_runs\": " << r.warmup_runs;
+    j << "], \"ci_low\": " << json_number(r.time.ci_low) << ", \"ci_high\": " << json_number(r.time.ci_high)
+      << ", \"ci_rel\": " << json_number(r.time.ci_rel) << ", \"converged\": " << (r.time.converged ? "true" : "false");
+    j << "}, \"warmup_runs\": " << r.warmup_runs;
+  }
+  if (!r.stages_ms.empty()) {
+    j << ", \"stages_ms\": {";
+    for (std::size_t i = 0; i < r.stages_ms.size(); ++i)
+      j << (i ? ", " : "") << json_string(r.stages_ms[i].first) << ": " << json_number(r.stages_ms[i].second);
+    j << "}";
+  }
+  if (!r.suspicious.empty()) {
+    j << ", \"suspicious\": [";
+    for (std::size_t i = 0; i < r.suspicious.size(); ++i) j << (i ? ", " : "") << json_string(r.suspicious[i]);
+    j << "]";
+  }
+  if (r.clocks.present) {
+    j << ", \"clocks\": {\"sm_mhz_start\": " << r.clocks.sm_mhz_start << ", \"sm_mhz_end\": " << r.clocks.sm_mhz_end
+      << ", \"reasons\": [";
+    const std::vector<std::string> names = clock_event_names(r.clocks.reasons);
+    for (std::size_t i = 0; i < names.size(); ++i) j << (i ? ", " : "") << json_string(names[i]);
+    j << "]}";
   }
   if (r.verified) {
     const auto& v = r.verification;
@@ -313,25 +558,94 @@ inline std::string describe(const Verification& v) {
   return s.str();
 }
 
-/// Repetition policy shared by both harnesses: warm up for warmup_ms (at least 2 runs), then
-/// time runs until measure_ms of measured time and at least min_reps, at most max_reps.
+/// Warm-up (see the top of this file): runs `timed_run` at least twice; stops when the median of
+/// the last 3 times is within 2 % of the median of the 3 before them, when warmup_ms of timed run
+/// time is spent, or after max_reps runs. Returns the number of runs.
 /// `timed_run()` performs one untimed reset + one timed run and returns its time in ms.
 template <typename TimedRun>
-TimeStats repeat_and_time(const HarnessOptions& o, TimedRun timed_run, int& warmup_runs) {
-  double spent = 0;
-  warmup_runs = 0;
-  while (warmup_runs < 2 || (spent < o.warmup_ms && warmup_runs < o.max_reps)) {
-    spent += timed_run();
-    ++warmup_runs;
-  }
+int warm_up(const HarnessOptions& o, TimedRun&& timed_run) {
   std::vector<double> times;
-  double total = 0;
-  while (static_cast<int>(times.size()) < o.max_reps &&
-         (static_cast<int>(times.size()) < o.min_reps || total < o.measure_ms)) {
+  double spent = 0;
+  const auto median3 = [&](std::size_t end) {  // median of times[end - 3 .. end - 1]
+    double a = times[end - 3], b = times[end - 2], c = times[end - 1];
+    return std::max(std::min(a, b), std::min(std::max(a, b), c));
+  };
+  for (;;) {
     times.push_back(timed_run());
-    total += times.back();
+    spent += times.back();
+    const std::size_t n = times.size();
+    if (n < 2) continue;
+    if (spent >= o.warmup_ms || static_cast<int>(n) >= o.max_reps) break;
+    if (n >= 6) {
+      const double before = median3(n - 3), last = median3(n);
+      if (std::fabs(last - before) <= 0.02 * before) break;
+    }
   }
-  return TimeStats::of(times);
+  return static_cast<int>(times.size());
+}
+
+/// Measurement (see the top of this file): runs `timed_run` at least min_reps times; stops as soon
+/// as the median's 95 % confidence interval (median_interval) has a half-width <= ci_rel x the
+/// median (then the result's `converged` is true), when measure_ms of timed run time is spent, or
+/// after max_reps runs. Returns the statistics of the measured times, interval included.
+template <typename TimedRun>
+TimeStats measure_until_tight(const HarnessOptions& o, TimedRun&& timed_run) {
+  std::vector<double> times, sorted;
+  double total = 0;
+  bool converged = false;
+  while (static_cast<int>(times.size()) < o.max_reps) {
+    const double t = timed_run();
+    times.push_back(t);
+    sorted.insert(std::upper_bound(sorted.begin(), sorted.end(), t), t);
+    total += t;
+    if (static_cast<int>(times.size()) < o.min_reps) continue;
+    if (median_interval(sorted).half_width() <= o.ci_rel * sorted_median(sorted)) {
+      converged = true;
+      break;
+    }
+    if (total >= o.measure_ms) break;
+  }
+  TimeStats stats = TimeStats::of(times);
+  stats.converged = converged;
+  return stats;
+}
+
+/// Wall-clock ms of the two repetition loops (stages_ms "warmup" and "measure").
+struct RepetitionWallTimes {
+  double warmup_ms = 0, measure_ms = 0;
+};
+
+/// Both loops in turn: warm_up, then measure_until_tight; `warmup_runs` receives the warm-up's
+/// run count and `wall` (optional) the wall-clock ms of each loop.
+template <typename TimedRun>
+TimeStats repeat_and_time(const HarnessOptions& o, TimedRun timed_run, int& warmup_runs,
+                          RepetitionWallTimes* wall = nullptr) {
+  auto start = std::chrono::steady_clock::now();
+  warmup_runs = warm_up(o, timed_run);
+  if (wall) wall->warmup_ms = wall_ms_since(start);
+  start = std::chrono::steady_clock::now();
+  TimeStats stats = measure_until_tight(o, timed_run);
+  if (wall) wall->measure_ms = wall_ms_since(start);
+  return stats;
 }
 
 }  // namespace adaexplore
+
+// Module build (ADAEXPLORE_MODULE, set by the tuner when it compiles the benchmark as a shared
+// library for its long-lived runner, tuner/src/runner.hpp): the benchmark's `int main(int argc,
+// char** argv)` becomes adaexplore_benchmark_main, called through the exported C entry point
+// below; an early end (Benchmark::fail, HarnessOptions) unwinds to it as ModuleExit. A benchmark
+// whose main has another signature does not link as a module: give it (int argc, char** argv),
+// or set the spec's run.runner to false (one process per evaluation).
+#ifdef ADAEXPLORE_MODULE
+int adaexplore_benchmark_main(int argc, char** argv);
+extern "C" __attribute__((visibility("default"))) int adaexplore_module_entry(int argc, char** argv) {
+  try {
+    return adaexplore_benchmark_main(argc, argv);
+  } catch (const adaexplore::ModuleExit& e) {
+    return e.code;
+  }
+}
+#define main adaexplore_benchmark_main
+#endif
+

@@ -46,11 +46,23 @@ class HostBuffer {
 
 class HostBenchmark {
  public:
-  HostBenchmark(int argc, char** argv) : options_(HarnessOptions::parse(argc, argv)), rng_(options_.seed) {}
+  HostBenchmark(int argc, char** argv)
+      : created_(std::chrono::steady_clock::now()), options_(HarnessOptions::parse(argc, argv)), rng_(options_.seed) {}
 
   const HarnessOptions& options() const { return options_; }
   const std::vector<std::string>& args() const { return options_.user_args; }
   std::mt19937_64& rng() { return rng_; }
+  /// `make()`'s result (a std::vector<T>), computed once per runner process and copied for the
+  /// later configurations (once_per_runner in harness_common.hpp): for host data that does not
+  /// depend on the configuration, such as the reference. `key` names what else it depends on
+  /// (the seed and the arguments are added). Draw random numbers for it from its own generator
+  /// seeded from options().seed, not from rng(), whose state would then differ between runs.
+  template <typename Make>
+  auto once(const std::string& key, Make make) -> decltype(make()) {
+    using Vector = decltype(make());
+    using T = typename Vector::value_type;
+    return once_per_runner<T>(once_key(key, sizeof(T), options_.seed, options_.user_args), make);
+  }
 
   template <typename T>
   HostBuffer<T> input(std::size_t n) {
@@ -87,11 +99,16 @@ class HostBenchmark {
     return compare_values(out.data(), expected.data(), out.size(), tol);
   }
 
+  /// Verifies once, then warms up and times `launch` (warm_up, measure_until_tight in
+  /// harness_common.hpp); writes the record with its stages_ms; returns the exit code.
   int run(const std::function<void()>& launch, const std::function<Verification()>& verify) {
+    record_.stages_ms = {{"setup", wall_ms_since(created_)}};
+    const auto verify_start = std::chrono::steady_clock::now();
     prepare_run(true);
     launch();
     record_.verification = verify();
     record_.verified = true;
+    record_.stages_ms.emplace_back("verify", wall_ms_since(verify_start));
     if (!record_.verification.passed()) fail("wrong_result", describe(record_.verification));
     auto timed_run = [&] {
       prepare_run(false);
@@ -100,14 +117,17 @@ class HostBenchmark {
       const auto t1 = std::chrono::steady_clock::now();
       return std::chrono::duration<double, std::milli>(t1 - t0).count();
     };
-    record_.time = repeat_and_time(options_, timed_run, record_.warmup_runs);
+    RepetitionWallTimes wall;
+    record_.time = repeat_and_time(options_, timed_run, record_.warmup_runs, &wall);
+    record_.stages_ms.emplace_back("warmup", wall.warmup_ms);
+    record_.stages_ms.emplace_back("measure", wall.measure_ms);
     return emit(options_, record_);
   }
 
   [[noreturn]] void fail(const std::string& status, const std::string& message) {
     record_.status = status;
     record_.message = message;
-    std::exit(emit(options_, record_));
+    finish(emit(options_, record_));  // exits, or unwinds a module (harness_common.hpp)
   }
 
  private:
@@ -123,6 +143,7 @@ class HostBenchmark {
     for (auto& h : hooks_) h();
   }
 
+  std::chrono::steady_clock::time_point created_;  // stages_ms "setup" starts here
   HarnessOptions options_;
   std::mt19937_64 rng_;
   std::vector<std::function<void()>> restores_, poisons_, hooks_;

@@ -86,18 +86,47 @@ Timing timing_of(const nlohmann::json& record) {
   return timing;
 }
 
-// Figures (GB/s, GFLOP/s, ...), verification, the driver's view of the kernels, CUDA error name:
-// everything the record adds.
+// The sanity gates that fired ("suspicious": an array of strings; absent in records of older
+// harnesses and when none fired).
+void check_suspicious(const nlohmann::json& record) {
+  if (!record.contains("suspicious")) return;
+  const auto& s = record["suspicious"];
+  if (!s.is_array())
+    throw ProtocolError("its result record's \"suspicious\" is not an array of strings");
+  for (const auto& reason : s)
+    if (!reason.is_string())
+      throw ProtocolError("its result record's \"suspicious\" has " + reason.dump() +
+                          ", not a string");
+}
+
+// Figures (GB/s, GFLOP/s, ...), verification, the driver's view of the kernels, CUDA error name,
+// the sanity gates that fired and the GPU's clocks: everything the record adds.
 nlohmann::json extra_of(const nlohmann::json& record) {
   nlohmann::json extra = nlohmann::json::object();
   if (record.contains("figures") && record["figures"].is_object()) extra = record["figures"];
   if (record.contains("kernels") && !record["kernels"].is_array())
     throw ProtocolError("its result record's \"kernels\" is not an array");
-  for (const char* key : {"verification", "warmup_runs", "kernels"})
+  check_suspicious(record);
+  for (const char* key : {"verification", "warmup_runs", "kernels", "suspicious", "clocks"})
     if (record.contains(key)) extra[key] = record[key];
   const std::string error_name = record.value("error_name", std::string());
   if (!error_name.empty()) extra["error_name"] = error_name;
   return extra;
+}
+
+// The benchmark's own stages ("stages_ms": {"setup", "verify", "warmup", "measure"}, wall-clock
+// ms), added to the outcome's stage_ms under the same names; absent in records of older harnesses.
+void add_stages(const nlohmann::json& record, Outcome& o) {
+  if (!record.contains("stages_ms")) return;
+  const auto& stages = record["stages_ms"];
+  if (!stages.is_object())
+    throw ProtocolError("its result record's \"stages_ms\" is not an object of ms");
+  for (const auto& [name, ms] : stages.items()) {
+    if (!ms.is_number() || !std::isfinite(ms.get<double>()) || ms.get<double>() < 0)
+      throw ProtocolError("its result record's stages_ms." + name + " is " + ms.dump() +
+                          ", not a number of ms >= 0");
+    o.stage_ms[name] = ms.get<double>();
+  }
 }
 
 // Whether the driver refused a kernel before its launch (Benchmark::check_launch: a "kernels" entry
@@ -124,6 +153,7 @@ Outcome failed_record_outcome(const nlohmann::json& record, const ProcessResult&
                "configuration through: the static rules missed it";
   Outcome o = process_failure(status, summary, run);
   o.extra = extra_of(record);
+  add_stages(record, o);
   if (missed) o.extra["static_check_missed"] = true;
   return o;
 }
@@ -138,6 +168,7 @@ Outcome record_outcome(const nlohmann::json& record, const ProcessResult& run) {
   o.objective = o.timing->median_ms;
   o.exit_code = run.exit_code;
   o.extra = extra_of(record);
+  add_stages(record, o);
   return o;
 }
 

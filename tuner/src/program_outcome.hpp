@@ -25,7 +25,10 @@ std::string signal_name(int signal);
 /// Classifies a finished benchmark run that was told to write its record to `record_file`:
 ///   time-out (after `time_limit_s`) -> timeout; a valid record -> its status, objective =
 ///   time_ms.median, timing, extra = figures + verification + warmup_runs + kernels (the driver's
-///   view, harness.cuh check_launch); a resource_limit whose record has a kernel with
+///   view, harness.cuh check_launch) + suspicious (the harness's sanity gates that fired: an
+///   outcome with any keeps its status but never wins, see best_of) + clocks (NVML), stage_ms +=
+///   the record's stages_ms (setup, verify, warmup, measure; wall-clock ms; both optional, older
+///   harnesses write neither); a resource_limit whose record has a kernel with
 ///   "launchable": false says in its message that the static rules missed it (the static check
 ///   ran before the benchmark and let it through) and sets extra.static_check_missed; no record
 ///   -> crash (signal named, or exit code and stderr); a record that breaks the protocol -> crash
