@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "backends.hpp"
 #include "process.hpp"
@@ -107,6 +108,51 @@ TEST_F(CudaBackendTest, CompilesForSm90AndReadsResourcesFromPtxas) {
     EXPECT_NE(cmd.find(flag), std::string::npos) << flag << " in " << cmd;
   EXPECT_NE(read_file(p.directory / "fill.cuh").find("__shared__ float buffer[256];"),
             std::string::npos);
+}
+
+// compiler.launcher ccache: the compile (-c, to an object) is cached and the link runs apart; a
+// configuration compiled again is a ccache hit whose replayed ptxas report gives the same
+// resources, and a ptxas rejection the same resource_limit.
+TEST_F(CudaBackendTest, CcacheLauncherHitReplaysThePtxasReport) {
+  const fs::path ccache = find_program("ccache");
+  if (ccache.empty()) GTEST_SKIP() << "ccache not installed";
+  ::setenv("CCACHE_DIR", (dir_ / "ccache").string().c_str(), 1);
+  nlohmann::json j = spec_json();
+  j["compiler"]["launcher"] = {ccache.string()};
+  const Spec s = spec(j);
+  auto backend = make_cuda_backend(s, DeviceInfo{});
+  const Config good = s.space.config_from_texts({{"SHARED", "256"}, {"MODE", "0"}, {"LOCAL", "0"}});
+  const Config too_big = s.space.config_from_texts({{"SHARED", "13000"}, {"MODE", "0"}, {"LOCAL", "0"}});
+  const Prepared first = backend->prepare(good), rejected = backend->prepare(too_big);
+  fs::remove_all(first.directory);
+  fs::remove_all(rejected.directory);
+  const Prepared again = backend->prepare(good), rejected_again = backend->prepare(too_big);
+  ProcessOptions quiet;
+  const ProcessResult stats = run_process({ccache.string(), "--print-stats"}, quiet);
+  ::unsetenv("CCACHE_DIR");
+  ASSERT_FALSE(first.failure) << first.failure->message;
+  ASSERT_FALSE(again.failure) << again.failure->message;
+  EXPECT_TRUE(fs::exists(again.executable));
+  ASSERT_EQ(again.resources.size(), 1u);
+  EXPECT_EQ(again.resources.front().registers, first.resources.front().registers);
+  EXPECT_EQ(again.resources.front().shared_bytes, 256 * 4);
+  EXPECT_TRUE(again.stage_ms.count("link"));
+  const std::string cmd = read_file(again.directory / "compile.cmd");
+  EXPECT_EQ(cmd.rfind(ccache.string() + " ", 0), 0u) << cmd;  // line 1: ccache nvcc ... -c
+  EXPECT_NE(cmd.find(" -c "), std::string::npos) << cmd;
+  EXPECT_NE(cmd.find("\n" + nvcc_ + " "), std::string::npos) << cmd;  // line 2: the link, no ccache
+  ASSERT_TRUE(rejected.failure && rejected_again.failure);
+  EXPECT_EQ(rejected_again.failure->status, Status::resource_limit) << rejected_again.failure->message;
+  EXPECT_EQ(rejected_again.failure->extra["used"], 52000);
+  // Two direct-mode hits (the rejection is cached as a failed compile only when ccache caches
+  // failures; the good one must hit).
+  EXPECT_NE(stats.out.find("direct_cache_hit"), std::string::npos) << stats.out;
+  std::istringstream lines(stats.out);
+  std::string key;
+  long hits = -1, value = 0;
+  while (lines >> key >> value)
+    if (key == "direct_cache_hit") hits = value;
+  EXPECT_GE(hits, 1) << stats.out;
 }
 
 TEST_F(CudaBackendTest, TooMuchStaticSharedMemoryIsResourceLimit) {

@@ -127,6 +127,16 @@ TEST_F(Database, KeyLeavesOutIncludeDirectoriesAndTimeLimits) {
   EXPECT_NE(a["spec"], other_flags["spec"]);
 }
 
+// A compiler launcher (ccache) changes how the benchmark is built, not what it measures.
+TEST_F(Database, KeyLeavesOutTheCompilerLauncher) {
+  const Spec plain = spec(dir_ / "plain");
+  const Spec cached = spec(dir_ / "cached", "// ${X} ${Y}\n", {{"compiler", {{"launcher", {"ccache"}}}}});
+  ASSERT_EQ(cached.compiler.launcher, std::vector<std::string>{"ccache"});
+  EXPECT_EQ(content_key_parts(plain), content_key_parts(cached));
+  const Spec flags = spec(dir_ / "flags", "// ${X} ${Y}\n", {{"compiler", {{"flags", {"-O2"}}}}});
+  EXPECT_NE(content_key_parts(plain)["spec"], content_key_parts(flags)["spec"]);  // the check can fail
+}
+
 TEST_F(Database, KeyHashesContentNotPathsAndDeviceModelNotItsIdentity) {
   const Spec a = spec(dir_ / "checkout-a");
   const Spec b =

@@ -12,6 +12,7 @@
 
 #include "backends.hpp"
 #include "commands.hpp"
+#include "confirm.hpp"
 #include "program_backend.hpp"
 #include "render.hpp"
 #include "strategy.hpp"
@@ -67,21 +68,37 @@ int main(int argc, char** argv) {
   const std::size_t n = 4096;
   auto x = bench.input<float>(n);
   auto y = bench.output<float>(n);
-  std::vector<float> ref(n);
-  for (std::size_t i = 0; i < n; ++i) ref[i] = 2.0f * x[i];
+  std::string count_file;  // --count-file F: each computation of the reference appends a line to F
+  for (std::size_t i = 0; i + 1 < bench.args().size(); ++i)
+    if (bench.args()[i] == "--count-file") count_file = bench.args()[i + 1];
+  const std::vector<float> ref = bench.once("scale reference", [&] {
+    if (FILE* f = count_file.empty() ? nullptr : std::fopen(count_file.c_str(), "a")) {
+      std::fputs("made\n", f);
+      std::fclose(f);
+    }
+    std::vector<float> r(n);
+    for (std::size_t i = 0; i < n; ++i) r[i] = 2.0f * x[i];
+    return r;
+  });
   bench.bytes(2.0 * n * sizeof(float));
   return bench.run([&] { scale(y.data(), x.data(), n); }, [&] { return bench.compare(y, ref); });
 }
 )";
 
-class HostBackendTest : public ::testing::Test {
+// Every test runs twice: the benchmark as an executable in its own process (run.runner false),
+// and as a module in the long-lived runner (run.runner true, the default; the runner is the built
+// adaexplore-tuner, named by ADAEXPLORE_RUNNER since this program is not it). Same verdicts.
+class HostBackendTest : public ::testing::TestWithParam<bool> {
  protected:
+  bool runner() const { return GetParam(); }
   void SetUp() override {
-    dir_ = test::fresh_test_directory("host-backend");
+    if (runner()) ::setenv("ADAEXPLORE_RUNNER", ADAEXPLORE_TUNER_EXECUTABLE, 1);
+    dir_ = test::fresh_test_directory(runner() ? "host-backend-runner" : "host-backend");
     write(dir_ / "scale.hpp.in", kTemplate);
     write(dir_ / "scale_bench.cpp", kBenchmark);
   }
   void TearDown() override {
+    ::unsetenv("ADAEXPLORE_RUNNER");
     if (!HasFailure()) fs::remove_all(dir_);
   }
 
@@ -96,7 +113,8 @@ class HostBackendTest : public ::testing::Test {
             {"compiler", {{"flags", {"-O0"}}}},  // fast compiles; -O0 after the backend's -O2 wins
             {"run",
              {{"timeout_s", 1.5},
-              {"args", {"--adaexplore-measure-ms", "20", "--adaexplore-warmup-ms", "2"}}}}};
+              {"args", {"--adaexplore-measure-ms", "20", "--adaexplore-warmup-ms", "2"}},
+              {"runner", runner()}}}};
   }
   Spec spec(const nlohmann::json& j) const { return parse_spec(j, dir_ / "spec.json"); }
 
@@ -112,7 +130,7 @@ class HostBackendTest : public ::testing::Test {
   Prepared prepared_;
 };
 
-TEST_F(HostBackendTest, GoodRunIsTimedAndLeavesRenderedSourceAndLogs) {
+TEST_P(HostBackendTest, GoodRunIsTimedAndLeavesRenderedSourceAndLogs) {
   const Outcome o = evaluate(kOk);
   ASSERT_EQ(o.status, Status::ok) << o.message;
   ASSERT_TRUE(o.objective && o.timing);
@@ -139,7 +157,7 @@ TEST_F(HostBackendTest, GoodRunIsTimedAndLeavesRenderedSourceAndLogs) {
   EXPECT_FALSE(fs::exists(prepared_.executable));
 }
 
-TEST_F(HostBackendTest, CompileErrorKeepsCompilerMessageAndCommand) {
+TEST_P(HostBackendTest, CompileErrorKeepsCompilerMessageAndCommand) {
   const Outcome o = evaluate(kCompileError);
   EXPECT_EQ(o.status, Status::compile_error);
   EXPECT_EQ(o.exit_code, 1);
@@ -152,7 +170,7 @@ TEST_F(HostBackendTest, CompileErrorKeepsCompilerMessageAndCommand) {
             std::string::npos);
 }
 
-TEST_F(HostBackendTest, SegfaultIsCrashNamingTheSignal) {
+TEST_P(HostBackendTest, SegfaultIsCrashNamingTheSignal) {
   const Outcome o = evaluate(kCrash);
   EXPECT_EQ(o.status, Status::crash);
   EXPECT_EQ(o.signal, SIGSEGV);
@@ -162,7 +180,7 @@ TEST_F(HostBackendTest, SegfaultIsCrashNamingTheSignal) {
   EXPECT_FALSE(fs::exists(prepared_.executable));
 }
 
-TEST_F(HostBackendTest, WrongResultComesFromTheRecordWithItsVerification) {
+TEST_P(HostBackendTest, WrongResultComesFromTheRecordWithItsVerification) {
   const Outcome o = evaluate(kWrongResult);
   EXPECT_EQ(o.status, Status::wrong_result);
   EXPECT_EQ(o.exit_code, 1);
@@ -173,7 +191,7 @@ TEST_F(HostBackendTest, WrongResultComesFromTheRecordWithItsVerification) {
   EXPECT_EQ(o.extra["verification"]["mismatches"], 1);
 }
 
-TEST_F(HostBackendTest, EndlessLoopIsKilledAtTheRunTimeLimit) {
+TEST_P(HostBackendTest, EndlessLoopIsKilledAtTheRunTimeLimit) {
   const Outcome o = evaluate(kHang);
   EXPECT_EQ(o.status, Status::timeout);
   EXPECT_NE(o.message.find("run time limit of 1.5 s"), std::string::npos) << o.message;
@@ -184,7 +202,7 @@ TEST_F(HostBackendTest, EndlessLoopIsKilledAtTheRunTimeLimit) {
 // The defaults (kOk) run in tens of milliseconds; with factor 10 and floor 0.5 s the endless loop
 // is killed after max(0.5 s, 10 x the defaults' run), far below the 20 s cap. Through the tuning
 // loop, which calibrates the backend with the baseline.
-TEST_F(HostBackendTest, RunTimeLimitIsDerivedFromTheDefaultsRun) {
+TEST_P(HostBackendTest, RunTimeLimitIsDerivedFromTheDefaultsRun) {
   nlohmann::json j = spec_json();
   j["parameters"][0]["values"] = {kOk, kHang};
   j["defaults"] = {{"MODE", kOk}};
@@ -214,6 +232,133 @@ TEST_F(HostBackendTest, RunTimeLimitIsDerivedFromTheDefaultsRun) {
   EXPECT_NE(second_line.find("cap run.timeout_s 20 s"), std::string::npos) << hang.message;
 }
 
+// The runner keeps one process while configurations succeed or fail in the harness (a wrong
+// result, an exit code), and is replaced after one dies (SIGSEGV) or hangs (killed at the limit);
+// the next configuration is measured in the new one.
+TEST_P(HostBackendTest, RunnerKeepsOneProcessUntilACrashOrHangAndRestarts) {
+  if (!runner()) GTEST_SKIP() << "runner mode only";
+  const Spec s = spec(spec_json());
+  auto backend = make_host_backend(s);
+  auto& program = static_cast<ProgramBackend&>(*backend);
+  EXPECT_NE(program.evaluation_mode().find("runner"), std::string::npos) << program.evaluation_mode();
+  std::vector<Prepared> prepared;
+  for (Mode m : {kOk, kWrongResult, kExitWithoutRecord, kCrash, kHang})
+    prepared.push_back(backend->prepare(s.space.config_from_texts({{"MODE", std::to_string(m)}})));
+  auto measure = [&](std::size_t i) {
+    Prepared copy = prepared[i];
+    return backend->measure(copy);
+  };
+  const Outcome ok = measure(0);
+  ASSERT_EQ(ok.status, Status::ok) << ok.message;
+  EXPECT_TRUE(ok.stage_ms.count("load"));
+  EXPECT_EQ(measure(1).status, Status::wrong_result);
+  EXPECT_EQ(measure(2).exit_code, 3);
+  EXPECT_EQ(program.runner_starts(), 1u);  // three modules, one process
+  const Outcome crash = measure(3);
+  EXPECT_EQ(crash.signal, SIGSEGV) << crash.message;
+  EXPECT_EQ(measure(4).status, Status::timeout);  // a fresh runner, then killed at the limit
+  EXPECT_EQ(program.runner_starts(), 2u);
+  prepared[0] = backend->prepare(prepared[0].config);  // compiled again: measure removed it
+  EXPECT_EQ(measure(0).status, Status::ok);
+  EXPECT_EQ(program.runner_starts(), 3u);
+}
+
+// Near-ties (confirm.hpp): two configurations that build the same correct kernel (MODE 0 with
+// two values of a parameter the code ignores) are re-measured interleaved; each gets one median
+// per round, one of them wins, the artifacts are gone afterwards.
+TEST_P(HostBackendTest, NearTiesAreReMeasuredInterleavedRounds) {
+  nlohmann::json j = spec_json();
+  j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2}}}};
+  const Spec s = spec(j);
+  auto backend = make_host_backend(s);
+  std::vector<Outcome> tuned;
+  for (const char* copy : {"1", "2"}) {
+    Prepared p = backend->prepare(s.space.config_from_texts({{"MODE", "0"}, {"COPY", copy}}));
+    ASSERT_FALSE(p.failure) << p.failure->message;
+    Outcome o = backend->measure(p);
+    ASSERT_EQ(o.status, Status::ok) << o.message;
+    o.config = p.config;
+    o.label = s.space.label(p.config);
+    tuned.push_back(o);
+  }
+  ConfirmOptions options;
+  options.rounds = 3;
+  options.margin = 10.0;  // whatever the noise of this machine: both are contenders
+  const auto contenders = near_ties(tuned, options);
+  ASSERT_EQ(contenders.size(), 2u);
+  const Confirmation c = confirm_near_ties(*backend, contenders, options);
+  ASSERT_EQ(c.contenders.size(), 2u);
+  ASSERT_TRUE(c.winner);
+  for (const auto& k : c.contenders) {
+    EXPECT_TRUE(k.failure.empty()) << k.failure;
+    ASSERT_EQ(k.round_ms.size(), 3u);
+    EXPECT_GT(k.median_ms, 0);
+    EXPECT_GE(k.median_ms, *std::min_element(k.round_ms.begin(), k.round_ms.end()));
+    EXPECT_LE(k.median_ms, *std::max_element(k.round_ms.begin(), k.round_ms.end()));
+  }
+  EXPECT_LE(c.contenders[*c.winner].median_ms, c.contenders[1 - *c.winner].median_ms);
+  EXPECT_EQ(c.changed, *c.winner != 0);
+  EXPECT_EQ(c.to_json()["contenders"].size(), 2u);
+  for (const auto& entry : fs::recursive_directory_iterator(dir_))
+    EXPECT_NE(entry.path().filename().string().rfind("benchmark", 0), 0u) << entry.path() << " left behind";
+}
+
+// `tune` confirms near-ties after evaluating (confirmation.json beside the results) and a second
+// run that evaluates nothing applies the stored verdict: the header is byte-identical.
+TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
+  nlohmann::json j = spec_json();
+  j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
+  j["budget"] = {{"evaluations", 3}};
+  j["strategy"] = "random";
+  write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  auto tune = [&] {
+    CLI::App app;
+    register_commands(app);
+    std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string(), "--quiet",
+                                     "--confirm-rounds", "2", "--confirm-margin", "1.0"};
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    return run_selected_command(app);
+  };
+  ASSERT_EQ(tune(), kExitOk);
+  const fs::path confirmation = dir_ / "scale.work" / "scale.confirmation.json";
+  ASSERT_TRUE(fs::exists(confirmation));
+  const auto c = nlohmann::json::parse(read_file(confirmation));
+  EXPECT_EQ(c["rounds"], 2);
+  EXPECT_GE(c["contenders"].size(), 2u) << c.dump();  // same code: within 100 % of each other
+  const std::string header = read_file(dir_ / "scale.work" / "scale.hpp");
+  ASSERT_EQ(tune(), kExitOk);  // nothing new: the stored verdict again
+  EXPECT_EQ(read_file(dir_ / "scale.work" / "scale.hpp"), header);
+  EXPECT_EQ(read_file(confirmation), c.dump(2) + "\n");
+}
+
+// Benchmark::once: the reference is computed once per runner (then copied: every configuration
+// still verifies against it), and once per configuration when each runs in its own process.
+TEST_P(HostBackendTest, OnceComputesTheReferenceOncePerRunner) {
+  nlohmann::json j = spec_json();
+  j["parameters"] = {{{"name", "MODE"}, {"values", {0, 3}}}, {{"name", "COPY"}, {"values", {1, 2}}}};
+  j["run"]["args"].push_back("--count-file");
+  j["run"]["args"].push_back((dir_ / "made.txt").string());
+  write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
+  const Spec s = spec(j);
+  auto backend = make_host_backend(s);
+  std::vector<Status> statuses;
+  for (const auto& [mode, copy] : std::vector<std::pair<const char*, const char*>>{{"0", "1"}, {"3", "1"}, {"0", "2"}}) {
+    Prepared p = backend->prepare(s.space.config_from_texts({{"MODE", mode}, {"COPY", copy}}));
+    ASSERT_FALSE(p.failure) << p.failure->message;
+    statuses.push_back(backend->measure(p).status);
+  }
+  EXPECT_EQ(statuses, (std::vector<Status>{Status::ok, Status::wrong_result, Status::ok}));
+  std::ifstream made(dir_ / "made.txt");
+  std::size_t lines = 0;
+  for (std::string line; std::getline(made, line);) ++lines;
+  EXPECT_EQ(lines, runner() ? 1u : 3u);
+}
+
+INSTANTIATE_TEST_SUITE_P(ProcessAndRunner, HostBackendTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) { return info.param ? "Runner" : "Process"; });
+
 TEST(RunLimit, CapFloorAndFactor) {
   EXPECT_EQ(cap_run_limit(30).seconds, 30);
   EXPECT_NE(cap_run_limit(30).derivation.find("not known yet"), std::string::npos);
@@ -237,7 +382,7 @@ TEST(RunLimit, CapFloorAndFactor) {
   EXPECT_EQ(derive_run_limit(0, 0, 5, 0.01).seconds, 0);    // no limit at all
 }
 
-TEST_F(HostBackendTest, ExitWithoutRecordIsCrashWithExitCodeAndStderr) {
+TEST_P(HostBackendTest, ExitWithoutRecordIsCrashWithExitCodeAndStderr) {
   const Outcome o = evaluate(kExitWithoutRecord);
   EXPECT_EQ(o.status, Status::crash);
   EXPECT_EQ(o.exit_code, 3);
@@ -248,7 +393,7 @@ TEST_F(HostBackendTest, ExitWithoutRecordIsCrashWithExitCodeAndStderr) {
       << o.message;
 }
 
-TEST_F(HostBackendTest, MalformedRecordIsCrashBlamingTheProtocol) {
+TEST_P(HostBackendTest, MalformedRecordIsCrashBlamingTheProtocol) {
   const Outcome o = evaluate(kMalformedRecord);
   EXPECT_EQ(o.status, Status::crash);
   EXPECT_EQ(o.message.rfind("the benchmark broke the protocol: its result record", 0), 0u)
@@ -256,7 +401,7 @@ TEST_F(HostBackendTest, MalformedRecordIsCrashBlamingTheProtocol) {
   EXPECT_NE(o.message.find("is not valid JSON"), std::string::npos) << o.message;
 }
 
-TEST_F(HostBackendTest, MissingCompilerIsAClearError) {
+TEST_P(HostBackendTest, MissingCompilerIsAClearError) {
   nlohmann::json j = spec_json();
   j["compiler"]["path"] = (dir_ / "no-such-compiler").string();
   try {
@@ -271,7 +416,7 @@ TEST_F(HostBackendTest, MissingCompilerIsAClearError) {
   }
 }
 
-TEST_F(HostBackendTest, DeviceNamesCpuAndCompiler) {
+TEST_P(HostBackendTest, DeviceNamesCpuAndCompiler) {
   auto backend = make_host_backend(spec(spec_json()));
   const auto d = backend->device();
   EXPECT_FALSE(d.value("name", std::string()).empty());
@@ -281,7 +426,7 @@ TEST_F(HostBackendTest, DeviceNamesCpuAndCompiler) {
 }
 
 // `adaexplore-tuner tune` in process: baseline (ok), three failures, header with the winner.
-TEST_F(HostBackendTest, TuneCommandWritesResultsAndHeader) {
+TEST_P(HostBackendTest, TuneCommandWritesResultsAndHeader) {
   nlohmann::json j = spec_json();
   j["parameters"][0]["values"] = {0, 1, 2, 3};
   j["defaults"] = {{"MODE", 0}};

@@ -311,5 +311,30 @@ TEST(Spec, BadLaunchSectionsNameTheFileAndField) {
   EXPECT_CONTAINS(error_of(j), "/specs/gemm.json: launch: only the cuda backend launches kernels");
 }
 
+
+TEST(Spec, CompilerLauncherPrecedesTheCompiler) {
+  json j = good_spec();
+  EXPECT_TRUE(parse_spec(j, kFile).compiler.launcher.empty());  // default: none
+  EXPECT_EQ(compiler_prefix(parse_spec(j, kFile).compiler), std::vector<std::string>{"nvcc"});
+  j["compiler"]["launcher"] = {"env", "CCACHE_SLOPPINESS=time_macros", "ccache"};
+  const Spec s = parse_spec(j, kFile);
+  EXPECT_EQ(s.compiler.launcher, (std::vector<std::string>{"env", "CCACHE_SLOPPINESS=time_macros", "ccache"}));
+  EXPECT_EQ(compiler_prefix(s.compiler),
+            (std::vector<std::string>{"env", "CCACHE_SLOPPINESS=time_macros", "ccache", "nvcc"}));
+}
+
+TEST(Spec, BadCompilerLauncherNamesTheFileAndField) {
+  const std::pair<json, const char*> cases[] = {
+      {"ccache", "/specs/gemm.json: compiler.launcher: must be an array of strings"},
+      {json::array({"ccache", 3}), "/specs/gemm.json: compiler.launcher: must be an array of strings, found 3"},
+      {json::array({"ccache", ""}), "/specs/gemm.json: compiler.launcher[1]: is an empty string"},
+  };
+  for (const auto& [launcher, expected] : cases) {
+    json j = good_spec();
+    j["compiler"]["launcher"] = launcher;
+    EXPECT_CONTAINS(error_of(j), expected);
+  }
+}
+
 }  // namespace
 }  // namespace adaexplore

@@ -2,6 +2,7 @@
 #include "significance.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <set>
@@ -495,6 +496,65 @@ TEST(BestOf, LowestSuccessfulObjectiveFirstOnTies) {
   EXPECT_EQ(counts.at("ok"), 3u);
   EXPECT_EQ(counts.at("slow"), 1u);
   EXPECT_EQ(counts.at("wrong_result"), 1u);
+}
+
+
+// Every configuration that runs times 1 ms, as a benchmark that times something else would.
+class SameTimeBackend : public FakeBackend {
+ public:
+  Outcome measure(Prepared&) override {
+    Outcome o;
+    o.status = Status::ok;
+    o.objective = 1.0;
+    Timing t;
+    t.median_ms = 1.0;
+    t.samples = 5;
+    o.timing = t;
+    o.stage_ms["run"] = 40.0;
+    return o;
+  }
+};
+
+TEST(Tuner, SameTimingGateWarnsOnceWhenEveryConfigurationTimesTheSame) {
+  const Space s = space();
+  SameTimeBackend backend;
+  auto strategy = random_strategy(s);
+  std::ostringstream warnings;
+  TuneOptions o = options(30);
+  o.kernel = "gemm";
+  o.warnings = &warnings;
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, o, nullptr);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("every one of the 8 configurations measured successfully so far timed 1 ms"),
+            std::string::npos)
+      << r.warnings[0];
+  const std::string printed = warnings.str();
+  EXPECT_EQ(printed.rfind("[adaexplore] gemm: warning: the benchmark may not time the kernel", 0), 0u) << printed;
+  EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 1) << printed;  // once, not per evaluation
+}
+
+TEST(Tuner, DifferentTimesRaiseNoWarningAndTheStageSummaryCoversNewEvaluationsOnly) {
+  const Space s = space();
+  std::vector<Outcome> previous;  // resumed: their stage times are not this tuning's
+  for (const Config& c : {Config{1, 1}, Config{5, 5}}) {
+    Outcome o = FakeBackend::outcome_for(c);
+    o.config = c;
+    o.label = s.label(c);
+    o.stage_ms["compile"] = 99999.0;
+    previous.push_back(o);
+  }
+  FakeBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(30), nullptr, previous);
+  EXPECT_TRUE(r.warnings.empty());
+  EXPECT_EQ(r.stages.evaluations, 28u);
+  ASSERT_EQ(r.stages.stages.size(), 1u);  // FakeBackend reports compile alone
+  EXPECT_EQ(r.stages.stages[0].name, "compile");
+  EXPECT_EQ(r.stages.stages[0].count, 28u);
+  EXPECT_DOUBLE_EQ(r.stages.stages[0].total_ms, 56.0);
+  EXPECT_DOUBLE_EQ(r.stages.stages[0].max_ms, 2.0);
+  EXPECT_DOUBLE_EQ(r.stages.wall_s, r.wall_s);
+  EXPECT_GT(r.stages.evaluations_per_minute, 0);
 }
 
 }  // namespace

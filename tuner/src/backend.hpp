@@ -24,6 +24,8 @@ struct Prepared {
   std::filesystem::path directory;   // the evaluation's working directory
   std::vector<KernelResources> resources;
   std::map<std::string, double> stage_ms;
+  /// measure() leaves the artifact in place (to measure it again: confirm.hpp); the caller removes it.
+  bool keep_artifact = false;
 };
 
 class Backend {
@@ -37,6 +39,8 @@ class Backend {
   virtual Prepared prepare(const Config& config) = 0;
   /// Runs and times a prepared configuration. Called from one thread, one configuration at a time.
   virtual Outcome measure(Prepared& prepared) = 0;
+  /// How configurations are run, in words, for the log and the summary ("" when not applicable).
+  virtual std::string evaluation_mode() const { return {}; }
   /// Evaluations the backend can prepare concurrently (compile workers); 1 = sequential.
   virtual std::size_t parallelism() const { return 1; }
   /// Told the baseline's (the defaults') outcome once it is known, whether just measured or read

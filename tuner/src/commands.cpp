@@ -17,6 +17,8 @@ void register_commands(CLI::App& app) {
                 register_explain_command(app)};
   commands().push_back(register_merge_command(app));
   commands().push_back(register_header_command(app));
+  commands().push_back(register_runner_command(app));
+  commands().push_back(register_measure_command(app));
 }
 
 int run_selected_command(CLI::App& app) {

@@ -30,5 +30,7 @@ inline constexpr int kExitOk = 0, kExitBadInput = 1, kExitTuningFailed = 2, kExi
 inline constexpr int kExitNoResult = 3;
 Command register_merge_command(CLI::App& app);       // command_merge.cpp
 Command register_header_command(CLI::App& app);      // command_header.cpp
+Command register_runner_command(CLI::App& app);      // runner_main.cpp (hidden)
+Command register_measure_command(CLI::App& app);     // command_measure.cpp
 
 }  // namespace adaexplore

@@ -10,6 +10,7 @@
 #include "program_outcome.hpp"
 #include "ptxas.hpp"
 #include "resource_check.hpp"
+#include "runner.hpp"
 
 namespace adaexplore {
 namespace {
@@ -43,7 +44,8 @@ class CudaBackend final : public ProgramBackend {
       : ProgramBackend(spec),
         device_(device),
         arch_(target_arch(spec, device)),
-        limits_(target_limits(device, arch_)) {}
+        limits_(target_limits(device, arch_)),
+        cudart_(cudart_library_for(find_program(spec.compiler.path))) {}
 
   std::string name() const override { return "cuda"; }
 
@@ -57,6 +59,22 @@ class CudaBackend final : public ProgramBackend {
  protected:
   std::vector<std::string> toolchain_flags() const override {
     return {"-std=c++17", "-O3", "-arch=" + arch_, "-Xptxas", "-v", "-lineinfo"};
+  }
+
+  // A shared library with the CUDA runtime shared (every module and the runner use one runtime,
+  // hence one context), no unresolved symbols left for dlopen to find (a link error is a
+  // compile_error, as for an executable), no STB_GNU_UNIQUE symbols (they would make dlclose a
+  // no-op and tie one module's inline statics to the next), the toolkit's library folder as rpath.
+  std::vector<std::string> module_flags() const override {
+    std::vector<std::string> flags = {"-shared", "-Xcompiler", "-fPIC", "-Xcompiler", "-fno-gnu-unique",
+                                      "-cudart", "shared", "-Xlinker", "--no-undefined", "-DADAEXPLORE_MODULE=1"};
+    if (!cudart_.empty()) flags.insert(flags.end(), {"-Xlinker", "-rpath=" + cudart_.parent_path().string()});
+    return flags;
+  }
+
+  std::vector<std::string> runner_arguments() const override {
+    if (cudart_.empty()) return {};
+    return {"--cudart", cudart_.string()};
   }
 
   // A resource verdict keeps its figures in extra: {"resource", "kernel", "used", "limit"}.
@@ -100,6 +118,7 @@ class CudaBackend final : public ProgramBackend {
   DeviceInfo device_;
   std::string arch_;
   DeviceLimits limits_;
+  std::filesystem::path cudart_;  // the compiler's toolkit's libcudart.so; empty when not found
 };
 
 }  // namespace

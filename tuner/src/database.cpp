@@ -46,11 +46,12 @@ nlohmann::json content_key_parts(const Spec& spec) {
     raw.erase(k);
   if (raw.contains("compiler") && raw["compiler"].is_object()) {
     // include_dirs: paths (absolute when CMake writes them, so another checkout would get another
-    // key), and the headers in them are not hashed anyway. timeout_s: a time limit.
-    for (const char* k : {"path", "arch", "include_dirs", "timeout_s"}) raw["compiler"].erase(k);
+    // key), and the headers in them are not hashed anyway. timeout_s: a time limit. launcher
+    // (ccache, ...): how the program is built, not what it measures.
+    for (const char* k : {"path", "arch", "include_dirs", "timeout_s", "launcher"}) raw["compiler"].erase(k);
   }
-  if (raw.contains("run") && raw["run"].is_object())  // time limits do not change a measurement
-    for (const char* k : {"timeout_s", "timeout_factor", "timeout_floor_s"}) raw["run"].erase(k);
+  if (raw.contains("run") && raw["run"].is_object())  // time limits and the runner do not change a measurement
+    for (const char* k : {"timeout_s", "timeout_factor", "timeout_floor_s", "runner"}) raw["run"].erase(k);
   return {{"spec", content_hash(raw.dump())},
           {"template", content_hash(read_file(spec.template_path))},
           {"benchmark", content_hash(read_file(spec.benchmark_path))},

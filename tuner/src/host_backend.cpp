@@ -35,6 +35,14 @@ class HostBackend final : public ProgramBackend {
  protected:
   std::vector<std::string> toolchain_flags() const override { return {"-std=c++17", "-O2"}; }
 
+  // A shared library that dlopen can load without unresolved symbols (a link error stays a
+  // compile_error) and, with GCC, no STB_GNU_UNIQUE symbols (they would make dlclose a no-op).
+  std::vector<std::string> module_flags() const override {
+    std::vector<std::string> flags = {"-shared", "-fPIC", "-Wl,--no-undefined", "-DADAEXPLORE_MODULE=1"};
+    if (compiler_version().find("clang") == std::string::npos) flags.push_back("-fno-gnu-unique");
+    return flags;
+  }
+
   std::optional<Outcome> review_compile(const ProcessResult&, Prepared&) const override {
     return std::nullopt;
   }

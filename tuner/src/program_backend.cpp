@@ -112,6 +112,15 @@ ProgramBackend::ProgramBackend(const Spec& spec)
       harness_(harness_dir(spec)),
       template_text_(read_file(spec.template_path)),
       run_limit_(cap_run_limit(spec.run_timeout_s)) {
+  if (!spec_.run_runner) {
+    mode_ = "one process per evaluation (run.runner false)";
+  } else if (const fs::path runner = runner_executable(); runner.empty()) {
+    mode_ = "one process per evaluation (no runner: this program is not adaexplore-tuner and "
+            "ADAEXPLORE_RUNNER is not set)";
+  } else {
+    runner_command_ = {runner.string(), "runner"};
+    mode_ = "runner (modules loaded into one long-lived process, " + runner.filename().string() + " runner)";
+  }
   if (find_program(spec_.compiler.path).empty())
     throw std::runtime_error(spec_.backend + " backend: compiler '" + spec_.compiler.path +
                              "' not found (" + spec_.file.string() +
@@ -132,6 +141,8 @@ std::string ProgramBackend::compiler_version(const std::string& needle) const {
   return first;
 }
 
+ProgramBackend::~ProgramBackend() = default;
+
 std::size_t ProgramBackend::parallelism() const {
   if (spec_.jobs) return spec_.jobs;
   return std::max(1u, std::thread::hardware_concurrency());
@@ -150,7 +161,7 @@ fs::path ProgramBackend::render(const Config& config, const fs::path& directory)
 
 std::vector<std::string> ProgramBackend::compile_command(const Config& config,
                                                          const Prepared& prepared) const {
-  std::vector<std::string> argv = {spec_.compiler.path};
+  std::vector<std::string> argv = compiler_prefix(spec_.compiler);  // launcher..., compiler path
   for (const auto& f : toolchain_flags()) argv.push_back(f);
   for (const auto& f : spec_.compiler.flags) argv.push_back(f);
   for (const auto& f : include_flags(spec_, prepared.directory, harness_)) argv.push_back(f);
@@ -159,6 +170,8 @@ std::vector<std::string> ProgramBackend::compile_command(const Config& config,
   for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
     argv.push_back("-DADAEXPLORE_PARAM_" + spec_.space.parameters()[i].name + "=" +
                    spec_.space.value(config, i).text);
+  if (!runner_command_.empty())
+    for (const auto& f : module_flags()) argv.push_back(f);
   argv.insert(argv.end(), {spec_.benchmark_path.string(), "-o", prepared.executable.string()});
   return argv;
 }
@@ -167,17 +180,51 @@ Prepared ProgramBackend::prepare(const Config& config) {
   Prepared prepared;
   prepared.config = config;
   prepared.directory = fs::absolute(eval_directory(config));
-  prepared.executable = prepared.directory / "benchmark";
+  prepared.executable = prepared.directory / (runner_command_.empty() ? "benchmark" : "benchmark.so");
   fs::create_directories(prepared.directory);
+  if (!runner_command_.empty())  // now, so that its CUDA context is made while this compiles
+    std::call_once(runner_started_, [this] {
+      std::vector<std::string> command = runner_command_;
+      for (const auto& a : runner_arguments()) command.push_back(a);
+      runner_ = std::make_unique<Runner>(command, spec_.work_dir / "runner.err");
+    });
   const auto start = std::chrono::steady_clock::now();
   render(config, prepared.directory);
   prepared.stage_ms["render"] = ms_since(start);
   ProcessOptions options = logged_options(prepared.directory, "compile", spec_.compiler.timeout_s);
   options.capture_limit = 4 << 20;  // the whole ptxas report, however many kernels
-  const ProcessResult compile = run_process(compile_command(config, prepared), options);
-  write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
+  std::vector<std::string> command = compile_command(config, prepared);
+  if (spec_.compiler.launcher.empty()) {
+    const ProcessResult compile = run_process(command, options);
+    write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
+    prepared.stage_ms["compile"] = compile.wall_ms;
+    prepared.failure = compile_verdict(compile, prepared);
+    return prepared;
+  }
+  // With a launcher (ccache), compile to an object, then link without it: a compiler cache does
+  // not cache a call that links, and the compile's output (the ptxas report) is all the verdict
+  // needs; a cache hit replays it. The link gets the same options, the object for the source.
+  const std::string object = (prepared.directory / "benchmark.o").string();
+  std::vector<std::string> link(command.begin() + static_cast<long>(spec_.compiler.launcher.size()), command.end());
+  command[command.size() - 3] = "-c";  // ... benchmark.cu -o out  ->  ... -c benchmark.cu -o benchmark.o
+  command.insert(command.end() - 2, spec_.benchmark_path.string());
+  command.back() = object;
+  link[link.size() - 3] = object;
+  const ProcessResult compile = run_process(command, options);
   prepared.stage_ms["compile"] = compile.wall_ms;
+  std::string cmd = compile.command_line() + "\n";
   prepared.failure = compile_verdict(compile, prepared);
+  if (!prepared.failure) {
+    ProcessOptions link_options = logged_options(prepared.directory, "link", spec_.compiler.timeout_s);
+    const ProcessResult linked = run_process(link, link_options);
+    cmd += linked.command_line() + "\n";
+    prepared.stage_ms["link"] = linked.wall_ms;
+    if (linked.timed_out || linked.failed_to_start || !linked.ok())
+      prepared.failure = compile_verdict(linked, prepared);
+  }
+  write_file_if_changed(prepared.directory / "compile.cmd", cmd);
+  std::error_code ec;
+  fs::remove(object, ec);
   return prepared;
 }
 
@@ -199,10 +246,8 @@ std::optional<Outcome> ProgramBackend::compile_verdict(const ProcessResult& comp
   return std::nullopt;
 }
 
-std::vector<std::string> ProgramBackend::run_command(const Prepared& prepared,
-                                                     const fs::path& record) const {
-  std::vector<std::string> argv = {prepared.executable.string(), "--adaexplore-result",
-                                   record.string(), "--adaexplore-seed",
+std::vector<std::string> ProgramBackend::run_arguments(const fs::path& record) const {
+  std::vector<std::string> argv = {"--adaexplore-result", record.string(), "--adaexplore-seed",
                                    std::to_string(spec_.seed)};
   argv.insert(argv.end(), spec_.run_args.begin(), spec_.run_args.end());
   return argv;
@@ -212,16 +257,27 @@ Outcome ProgramBackend::measure(Prepared& prepared) {
   const fs::path record = prepared.directory / "result.json";
   std::error_code ec;
   fs::remove(record, ec);  // a record from an earlier tuning must not answer for this run
-  const ProcessResult run =
-      run_process(run_command(prepared, record),
-                  logged_options(prepared.directory, "run", run_limit_.seconds));
+  ProcessResult run;
+  std::optional<double> load_ms;
+  if (runner_) {
+    const RunnerReply reply = runner_->run({prepared.executable, run_arguments(record), prepared.directory,
+                                            prepared.directory / "run.out", prepared.directory / "run.err"},
+                                           run_limit_.seconds);
+    run = reply.process;
+    load_ms = reply.load_ms;
+  } else {
+    std::vector<std::string> argv = {prepared.executable.string()};
+    for (const auto& a : run_arguments(record)) argv.push_back(a);
+    run = run_process(argv, logged_options(prepared.directory, "run", run_limit_.seconds));
+  }
   Outcome outcome = benchmark_outcome(run, record, run_limit_.seconds);
+  if (load_ms) outcome.stage_ms["load"] = *load_ms;
   if (outcome.status == Status::timeout) {  // the first line stays the signature of the failure
     const std::size_t end = std::min(outcome.message.find('\n'), outcome.message.size());
     outcome.message.insert(end, "\n  limit: " + run_limit_.derivation);
   }
   outcome.stage_ms["run"] = run.wall_ms;
-  fs::remove(prepared.executable, ec);
+  if (!prepared.keep_artifact) fs::remove(prepared.executable, ec);
   return outcome;
 }
 

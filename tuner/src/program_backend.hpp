@@ -1,10 +1,12 @@
 // The pipeline the cuda and host backends share: render the template, compile the benchmark with
-// it, run the benchmark in its own process, read its result record.
+// it, run the benchmark, read its result record. The benchmark runs either as a module (a shared
+// library) in the long-lived runner (runner.hpp; spec run.runner, the default) or as an
+// executable in its own process per evaluation.
 //
 // Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/:
 //   <template name without .in>   the rendered template; the benchmark #includes it by that name
 //   compile.cmd, compile.out/.err the compiler's command line and output
-//   benchmark                     the executable; removed once measured
+//   benchmark / benchmark.so      the executable or module; removed once measured
 //   run.out/.err, result.json     the benchmark's output and result record
 // The benchmark is compiled with -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir>,
 // the spec's include dirs, definitions and flags, and each parameter as
@@ -14,12 +16,15 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
 #include "process.hpp"
+#include "runner.hpp"
 #include "spec.hpp"
 
 namespace adaexplore {
@@ -57,6 +62,12 @@ class ProgramBackend : public Backend {
   const RunLimit& run_limit() const { return run_limit_; }
   /// spec.jobs, else the number of hardware threads.
   std::size_t parallelism() const override;
+  /// "runner: ..." or "process per evaluation: ..." with the reason when the runner is not used.
+  std::string evaluation_mode() const override { return mode_; }
+  ~ProgramBackend() override;
+  /// Runner processes started so far (1 + restarts after crashes, time-outs, sticky errors); 0 in
+  /// process-per-evaluation mode or before the first prepare().
+  std::size_t runner_starts() const { return runner_ ? runner_->starts() : 0; }
 
  protected:
   /// Throws std::runtime_error when the compiler or the harness cannot be found.
@@ -72,20 +83,29 @@ class ProgramBackend : public Backend {
   /// may fill prepared.resources and return the outcome that decides (e.g. resource_limit).
   virtual std::optional<Outcome> review_compile(const ProcessResult& compile,
                                                 Prepared& prepared) const = 0;
+  /// Options that build the benchmark as a runner module (a shared library exporting
+  /// adaexplore_module_entry, -DADAEXPLORE_MODULE=1) instead of an executable.
+  virtual std::vector<std::string> module_flags() const = 0;
+  /// The runner's extra arguments (cuda: --cudart <libcudart.so of the compiler's toolkit>).
+  virtual std::vector<std::string> runner_arguments() const { return {}; }
 
  private:
   std::filesystem::path eval_directory(const Config& config) const;
   std::filesystem::path render(const Config& config, const std::filesystem::path& directory) const;
   std::vector<std::string> compile_command(const Config& config, const Prepared& prepared) const;
   std::optional<Outcome> compile_verdict(const ProcessResult& compile, Prepared& prepared) const;
-  std::vector<std::string> run_command(const Prepared& prepared,
-                                       const std::filesystem::path& record) const;
+  std::vector<std::string> run_arguments(const std::filesystem::path& record) const;
+  ProcessResult run_module(Prepared& prepared, const std::filesystem::path& record, Outcome& stages);
 
   Spec spec_;
   std::filesystem::path harness_;
   std::string template_text_;
   std::string version_output_;
   RunLimit run_limit_;  // read and written only by the measuring thread (measure, calibrate)
+  std::vector<std::string> runner_command_;  // empty: one process per evaluation
+  std::string mode_;
+  std::once_flag runner_started_;
+  std::unique_ptr<Runner> runner_;  // started by the first prepare(), used by measure()
 };
 
 }  // namespace adaexplore

@@ -239,7 +239,7 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     s.seed = j["seed"].get<std::uint64_t>();
   }
   const nlohmann::json compiler =
-      section(j, "compiler", {"path", "flags", "arch", "include_dirs", "definitions", "timeout_s"}, file);
+      section(j, "compiler", {"path", "flags", "arch", "include_dirs", "definitions", "timeout_s", "launcher"}, file);
   s.compiler.path = optional_string(compiler, "path", s.backend == "cuda" ? "nvcc" : "c++", file, "compiler.path");
   s.compiler.flags = string_list(compiler, "flags", file, "compiler");
   s.compiler.arch = optional_string(compiler, "arch", "", file, "compiler.arch");
@@ -247,7 +247,13 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     s.compiler.include_dirs.push_back(resolve(file, d).string());
   s.compiler.definitions = string_list(compiler, "definitions", file, "compiler");
   s.compiler.timeout_s = optional_seconds(compiler, "timeout_s", 120.0, file, "compiler.timeout_s");
-  const nlohmann::json run = section(j, "run", {"timeout_s", "timeout_factor", "timeout_floor_s", "args"}, file);
+  s.compiler.launcher = string_list(compiler, "launcher", file, "compiler");
+  for (std::size_t i = 0; i < s.compiler.launcher.size(); ++i)
+    if (s.compiler.launcher[i].empty())
+      fail(file, "compiler.launcher[" + std::to_string(i) + "]",
+           "is an empty string; give the launcher program and its arguments, e.g. [\"ccache\"], or leave "
+           "compiler.launcher out");
+  const nlohmann::json run = section(j, "run", {"timeout_s", "timeout_factor", "timeout_floor_s", "args", "runner"}, file);
   s.run_timeout_s = optional_seconds(run, "timeout_s", 30.0, file, "run.timeout_s");
   s.run_timeout_factor = timeout_factor(run, file);
   if (run.contains("timeout_floor_s") && (!run["timeout_floor_s"].is_number() || run["timeout_floor_s"].get<double>() < 0))
@@ -256,12 +262,23 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
              run["timeout_floor_s"].dump());
   s.run_timeout_floor_s = run.value("timeout_floor_s", 5.0);
   s.run_args = string_list(run, "args", file, "run");
+  if (run.contains("runner") && !run["runner"].is_boolean())
+    fail(file, "run.runner",
+         "must be true (measure every configuration in one long-lived runner process, runner.hpp) or false "
+         "(one benchmark process per evaluation), not " + run["runner"].dump());
+  s.run_runner = run.value("runner", true);
   s.work_dir = resolve(file, optional_string(j, "work_dir", s.name + ".work", file, "work_dir"));
   if (j.contains("jobs") && (!j["jobs"].is_number_integer() || j["jobs"].get<long long>() < 0))
     fail(file, "jobs", "must be a non-negative integer (0: one per core)");
   s.jobs = j.value("jobs", std::size_t{0});
   s.launch = parse_launch(j, s, file);
   return s;
+}
+
+std::vector<std::string> compiler_prefix(const CompilerSpec& compiler) {
+  std::vector<std::string> argv = compiler.launcher;
+  argv.push_back(compiler.path);
+  return argv;
 }
 
 Spec load_spec(const std::filesystem::path& file) {

@@ -14,8 +14,8 @@
 //   "budget": {"evaluations": 100, "seconds": 0},   // seconds 0: no time limit
 //   "strategy": "adaexplore", "strategy_options": {}, "seed": 1,   // strategy default adaexplore
 //   "compiler": {"path": "nvcc", "flags": ["-O3"], "arch": "sm_90", "include_dirs": [], "definitions": [],
-//                "timeout_s": 120},
-//   "run": {"timeout_s": 30, "timeout_factor": 10, "timeout_floor_s": 5, "args": []},
+//                "timeout_s": 120, "launcher": ["ccache"]},
+//   "run": {"timeout_s": 30, "timeout_factor": 10, "timeout_floor_s": 5, "args": [], "runner": true},
 //   "launch": {"threads_per_block": "(BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N)",   // optional, cuda
 //              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true},
 //   "work_dir": "build/adaexplore/gemm",      // evaluations' files; default <spec folder>/<name>.work
@@ -28,6 +28,21 @@
 // (the wall time of the whole benchmark process: start, warm-up, measurement, verification).
 // timeout_factor 0 keeps the cap alone; otherwise it must be >= 1. A run over its limit is killed
 // and recorded as `timeout`, its message saying the limit and how it was derived.
+//
+// compiler.launcher (optional, default none): a program and its arguments put in front of every
+// compile command (launcher... path flags... benchmark -o executable), as CMake's
+// <LANG>_COMPILER_LAUNCHER: "ccache", "sccache", a wrapper script. Each entry a non-empty string.
+// Not part of the tuning database's key (database.cpp content_key_parts): a launcher changes how
+// the program is built, not what it measures. ccache replays the compiler's stderr on a cache hit,
+// so the ptxas report (-Xptxas -v) still reaches the tuner; but ccache caches compile-only calls
+// (-c) and passes a compile-and-link call such as the tuner's one-step command through uncached
+// ("called for linking" in ccache -s).
+//
+// run.runner (default true): the benchmark is built as a shared library (a module) and measured
+// in one long-lived runner process (tuner/src/runner.hpp) that keeps the CUDA context between
+// configurations; a crash, time-out or sticky CUDA error costs a runner restart, never the
+// tuning. false: the benchmark is an executable run in its own process per evaluation (the only
+// mode when the runner cannot be found). Either way the benchmark's source is the same.
 //
 // "launch" (cuda only) tells the static resource check (resource_check.hpp) how the benchmark
 // launches the kernel, as expressions over the parameters (expr.hpp syntax, numeric):
@@ -66,6 +81,7 @@ struct CompilerSpec {
   std::vector<std::string> include_dirs;
   std::vector<std::string> definitions;
   double timeout_s = 120;
+  std::vector<std::string> launcher;  // compiler.launcher: prepended to the compile command; empty: none
 };
 
 /// The spec's "launch" section: expressions over the space's parameters (see above).
@@ -95,11 +111,15 @@ struct Spec {
   double run_timeout_factor = 10;    // limit = factor x the defaults' run wall time; 0: cap alone
   double run_timeout_floor_s = 5;    // the derived limit is at least this
   std::vector<std::string> run_args;
+  bool run_runner = true;            // run.runner: one long-lived runner process (runner.hpp)
   std::filesystem::path work_dir;
   std::size_t jobs = 0;
   LaunchSpec launch;
   nlohmann::json raw;  // the spec as read, for hashing and the results file header
 };
+
+/// The start of every compile command: compiler.launcher's entries, then compiler.path.
+std::vector<std::string> compiler_prefix(const CompilerSpec& compiler);
 
 /// Reads and validates a spec file. Throws SpecError.
 Spec load_spec(const std::filesystem::path& file);

@@ -55,8 +55,11 @@ class Loop {
     // evaluate_baseline (replays) only a previous run's outcome is the baseline, as before.
     for (const auto& o : previous) record(o, /*fresh=*/false);
     adopt_arrivals_ = options_.evaluate_baseline;
-    if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) evaluate_batch({baseline});
-    evaluate_warm_start();
+    // The baseline first, then the warm start, then the strategy's proposals, through one pipeline:
+    // measured in this order, compiled up to parallelism() ahead (see pump()).
+    if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) enqueue({baseline});
+    std::size_t printed = report_.outcomes.size() + queue_.size();  // a progress line per batch after the baseline
+    enqueue_warm_start();
     while (true) {
       if (remaining() == 0) {
         report_.stop_reason = "budget";
@@ -66,21 +69,23 @@ class Loop {
         report_.stop_reason = "time limit";
         break;
       }
-      std::vector<Config> batch = strategy_.propose(std::min(remaining(), batch_size()));
-      std::vector<Config> fresh;
-      std::unordered_set<Config, ConfigHash> in_batch;
-      for (auto& c : batch)
-        if (!seen_.count(c) && space_.satisfies(c) && in_batch.insert(c).second) fresh.push_back(std::move(c));
-      if (fresh.empty()) {
+      feed();
+      if (pending_.empty()) {
         report_.stop_reason = "space exhausted";
         break;
       }
-      evaluate_batch(fresh);
-      print_progress();
+      measure_next();
+      if (report_.outcomes.size() >= printed + batch_size()) {
+        print_progress();
+        printed = report_.outcomes.size();
+      }
     }
+    drain();
+    if (report_.outcomes.size() > printed) print_progress();
     report_.best = best_of(report_.outcomes);
     report_.counts = count_statuses(report_.outcomes);
     report_.wall_s = seconds_since(start_);
+    report_.stages = summarize_stages(fresh_, report_.wall_s);
     return report_;
   }
 
@@ -96,28 +101,67 @@ class Loop {
     return options_.batch ? options_.batch : std::max<std::size_t>(8, 2 * backend_.parallelism());
   }
 
-  // Prepares up to parallelism() configurations ahead of the one being measured.
-  void evaluate_batch(const std::vector<Config>& configs) {
-    const std::size_t ahead = std::max<std::size_t>(1, backend_.parallelism());
-    std::deque<std::future<Prepared>> pending;
-    std::size_t next = 0;
-    auto launch = [&] {
-      const Config c = configs[next++];
-      pending.push_back(std::async(std::launch::async, [this, c] { return backend_.prepare(c); }));
-    };
-    while (next < configs.size() && pending.size() < ahead) launch();
-    while (!pending.empty()) {
-      Prepared p = pending.front().get();
-      pending.pop_front();
-      if (over_time()) continue;  // drain the compile workers in flight, start and measure nothing more
-      if (next < configs.size()) launch();
-      // Another process sharing the results file measured it, or used up the budget, meanwhile.
-      if (seen_.count(p.config) || remaining() == 0) continue;
-      Outcome o = evaluate_prepared(backend_, std::move(p), space_);
-      classify_slow(o);
-      record(o, /*fresh=*/true);
-      check_setup();
+  // The pipeline. Configurations wait in queue_ (proposed, not started), compile in pending_ (at
+  // most parallelism() at once, started in queue order) and are measured one at a time in the
+  // same order. When the queue is empty and a compile slot is free, the strategy is asked for
+  // the next proposals at once, before the configurations in flight are measured, so the compile
+  // workers (and then the GPU) never wait for a batch to finish; with parallelism() 1 (replays)
+  // it is asked only when nothing is in flight, i.e. batch by batch as before. The proposals are
+  // then made without the outcomes of the configurations still in flight (at most parallelism()),
+  // which are never proposed twice.
+  std::size_t ahead() const { return std::max<std::size_t>(1, backend_.parallelism()); }
+
+  void enqueue(const std::vector<Config>& configs) {
+    for (const auto& c : configs)
+      if (!seen_.count(c) && !in_flight_.count(c) && space_.satisfies(c)) {
+        in_flight_.insert(c);
+        queue_.push_back(c);
+      }
+  }
+
+  void refill() {
+    if (!queue_.empty() || pending_.size() >= ahead()) return;
+    const std::size_t flight = pending_.size();
+    if (remaining() <= flight) return;
+    enqueue(strategy_.propose(std::min(remaining() - flight, batch_size())));
+  }
+
+  // Proposals into free compile slots: the queue's first, then (its being empty) new proposals.
+  void feed() {
+    refill();
+    pump();
+    refill();
+    pump();
+  }
+
+  void pump() {
+    while (pending_.size() < ahead() && !queue_.empty() && !over_time()) {
+      const Config c = queue_.front();
+      queue_.pop_front();
+      pending_.push_back(std::async(std::launch::async, [this, c] { return backend_.prepare(c); }));
     }
+  }
+
+  void measure_next() {
+    Prepared p = pending_.front().get();
+    pending_.pop_front();
+    in_flight_.erase(p.config);
+    if (ahead() > 1) feed();  // the freed compile slot starts the next one while this one is measured
+    if (over_time()) return;  // start and measure nothing more
+    // Another process sharing the results file measured it, or used up the budget, meanwhile.
+    if (seen_.count(p.config) || remaining() == 0) return;
+    Outcome o = evaluate_prepared(backend_, std::move(p), space_);
+    classify_slow(o);
+    record(o, /*fresh=*/true);
+    check_setup();
+  }
+
+  // Waits for the compiles still running (budget or time limit reached); nothing more is measured.
+  void drain() {
+    for (auto& f : pending_) f.wait();
+    pending_.clear();
+    queue_.clear();
+    in_flight_.clear();
   }
 
   // A successful baseline calibrates the backend (its run time limit) and becomes the reference
@@ -153,6 +197,8 @@ class Loop {
     strategy_.observe(o);
     if (fresh) {
       ++report_.new_evaluations;
+      fresh_.push_back(o);
+      if (is_success(o.status)) check_same_timing();
       if (writer_) {
         writer_->append(o);
         for (const auto& other : writer_->take_foreign())  // appended by other processes
@@ -161,16 +207,25 @@ class Loop {
     }
   }
 
-  // TuneOptions::warm_start: one batch right after the baseline, within the budget.
-  void evaluate_warm_start() {
+  // TuneOptions::warm_start: right after the baseline, within the budget.
+  void enqueue_warm_start() {
     std::vector<Config> warm;
     std::unordered_set<Config, ConfigHash> in_batch;
     for (const auto& c : options_.warm_start)
-      if (warm.size() < remaining() && !seen_.count(c) && space_.satisfies(c) && in_batch.insert(c).second)
+      if (warm.size() + queue_.size() < remaining() && !seen_.count(c) && space_.satisfies(c) && in_batch.insert(c).second)
         warm.push_back(c);
-    if (warm.empty()) return;
-    evaluate_batch(warm);
-    print_progress();
+    enqueue(warm);
+  }
+
+  // The same-timing gate (stage_summary.hpp), warned once per tuning.
+  void check_same_timing() {
+    if (same_timing_warned_) return;
+    const auto warning = same_timing_warning(fresh_);
+    if (!warning) return;
+    same_timing_warned_ = true;
+    report_.warnings.push_back(*warning);
+    if (options_.warnings)
+      *options_.warnings << "[adaexplore] " << options_.kernel << ": warning: " << *warning << std::endl;
   }
 
   void check_setup() const {
@@ -218,14 +273,26 @@ class Loop {
   Config baseline_;
   std::optional<Timing> baseline_timing_;  // set once the baseline succeeded with a timing
   bool adopt_arrivals_ = true;  // record() adopts the baseline's outcome (see run())
+  std::vector<Outcome> fresh_;   // the outcomes evaluated by this tuning, in order
+  bool same_timing_warned_ = false;
+  std::deque<Config> queue_;                          // proposed, not yet compiling
+  std::deque<std::future<Prepared>> pending_;         // compiling, in measurement order
+  std::unordered_set<Config, ConfigHash> in_flight_;  // in queue_ or pending_
 };
 
 }  // namespace
 
 std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes) {
+  // The harness's sanity gates fired (extra.suspicious, see program_outcome.hpp): recorded, never crowned.
+  const auto suspicious = [](const Outcome& o) {
+    const auto it = o.extra.find("suspicious");
+    if (it == o.extra.end()) return false;
+    return it->is_array() ? !it->empty() : it->is_string() && !it->get<std::string>().empty();
+  };
   std::optional<Outcome> best;
   for (const auto& o : outcomes)
-    if (is_success(o.status) && o.objective && (!best || *o.objective < *best->objective)) best = o;
+    if (is_success(o.status) && o.objective && !suspicious(o) && (!best || *o.objective < *best->objective))
+      best = o;
   return best;
 }
 

@@ -13,6 +13,7 @@
 
 #include "backend.hpp"
 #include "results.hpp"
+#include "stage_summary.hpp"
 #include "strategy.hpp"
 
 namespace adaexplore {
@@ -32,6 +33,8 @@ struct TuneOptions {
   std::size_t batch = 0;          // proposals per round; 0 = max(8, 2 x backend parallelism)
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
   std::ostream* progress = nullptr;      // one line per batch when set
+  /// Each TuneReport::warnings entry as it arises, one line "[adaexplore] <kernel>: warning: ...".
+  std::ostream* warnings = nullptr;
   /// Evaluated right after the baseline, before the strategy's first batch (the strategy observes
   /// them like its own): e.g. the best configurations of earlier keys of a tuning database.
   /// Configurations already measured or violating a constraint are skipped; the budget applies.
@@ -46,6 +49,11 @@ struct TuneReport {
   std::map<std::string, std::size_t> counts;  // per status name
   std::string stop_reason;        // "budget", "time limit", "space exhausted"
   double wall_s = 0;
+  /// Where the time went: the new evaluations' stage times (stage_summary.hpp; ms, % of wall_s).
+  StageSummary stages;
+  /// Implausible results noticed during the tuning, one sentence each: the same-timing gate
+  /// (same_timing_warning: at least 8 successful new evaluations whose medians lie within 0.5 %).
+  std::vector<std::string> warnings;
 };
 
 /// Runs a tuning. `previous` are outcomes of an earlier run with the same key: observed by the
@@ -56,6 +64,10 @@ TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backe
                       const TuneOptions& options, ResultsWriter* writer, const std::vector<Outcome>& previous = {});
 
 /// The best successful outcome (lowest objective; ties broken by evaluation order), if any.
+/// Outcomes whose extra has a non-empty "suspicious" (the benchmark harness's sanity gates: a
+/// median under the launch-overhead floor, a bandwidth above the device's peak, clock slowdowns;
+/// harness_common.hpp) are skipped: they keep their status (ok or slow) and stay in the results,
+/// but cannot become the winner. When every successful outcome is suspicious there is none.
 std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes);
 /// Evaluations per status name.
 std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes);

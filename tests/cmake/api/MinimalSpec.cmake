@@ -9,7 +9,7 @@ expect_json("${spec}" "cuda" backend)
 expect_json("${spec}" "[]" constraints)
 expect_json("${spec}" "work" work_dir)
 foreach(member namespace strategy defaults budget seed jobs "compiler;path" "compiler;arch" "compiler;flags"
-               "compiler;include_dirs"
+               "compiler;include_dirs" "compiler;launcher"
                "compiler;timeout_s" "run;args" "run;timeout_s" "run;timeout_factor" "run;timeout_floor_s" launch)
   expect_no_json("${spec}" ${member})
 endforeach()

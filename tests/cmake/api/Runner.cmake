@@ -1,0 +1,15 @@
+# RUNNER ON|OFF reaches the spec as run.runner (tuner/src/spec.hpp); without it the spec has none
+# (the tuner's default, the runner).
+set(ADAEXPLORE_MODE DEFAULTS)
+set(args TEMPLATE kernel.cu.in BENCHMARK bench.cu PARAMS TILE 16 32 UNROLL 1 2)
+adaexplore_tune_kernel(plain ${args})
+read_spec(spec plain)
+expect_no_json("${spec}" run runner)
+adaexplore_tune_kernel(off ${args} RUNNER OFF)
+read_spec(spec off)
+string(JSON v GET "${spec}" run runner)
+expect_equal("${v}" "OFF" "RUNNER OFF: run.runner")
+adaexplore_tune_kernel(on ${args} RUNNER ON)
+read_spec(spec on)
+string(JSON v GET "${spec}" run runner)
+expect_equal("${v}" "ON" "RUNNER ON: run.runner")

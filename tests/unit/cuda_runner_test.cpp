@@ -1,0 +1,125 @@
+// The cuda backend with the long-lived runner (runner.hpp): the benchmark is built as a module
+// (nvcc -shared, -cudart shared) that dlopen can load without a GPU; on a GPU, configurations run in
+// one process and CUDA context, a launch error (not sticky) keeps the runner, an illegal address
+// (sticky: the context is lost) is `crash` and the next configuration runs in a fresh runner.
+#include <gtest/gtest.h>
+#include <dlfcn.h>
+
+#include <fstream>
+
+#include "backends.hpp"
+#include "device.hpp"
+#include "program_backend.hpp"
+#include "render.hpp"
+#include "test_support.hpp"
+
+namespace adaexplore {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kTemplate = R"(#pragma once
+// MODE 0: out[i] = 2 i; 1: writes through a wild pointer (illegal address, sticky);
+// 2: a block of 2048 threads (invalid configuration at the launch, not sticky).
+__global__ void twice_kernel(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (${MODE} == 1 && i == 0) *reinterpret_cast<volatile float*>(0x10) = 1.0f;
+  if (i < n) out[i] = 2.0f * i;
+}
+inline unsigned block_threads() { return ${MODE} == 2 ? 2048u : 256u; }
+)";
+
+const char* kBenchmark = R"(#include <adaexplore/harness.cuh>
+#include "twice.cuh"
+int main(int argc, char** argv) {
+  adaexplore::Benchmark bench(argc, argv);
+  const int n = 1 << 20;
+  auto out = bench.output<float>(n);
+  std::vector<float> ref(n);
+  for (int i = 0; i < n; ++i) ref[i] = 2.0f * i;
+  const unsigned threads = block_threads();
+  return bench.run([&](cudaStream_t s) { twice_kernel<<<(n + 255) / 256, threads, 0, s>>>(out.get(), n); },
+                   [&] { return bench.compare(out, ref); });
+}
+)";
+
+class CudaRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    nvcc_ = test::nvcc_path();
+    if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
+    ::setenv("ADAEXPLORE_RUNNER", ADAEXPLORE_TUNER_EXECUTABLE, 1);
+    dir_ = test::fresh_test_directory("cuda-runner");
+    std::ofstream(dir_ / "twice.cuh.in") << kTemplate;
+    std::ofstream(dir_ / "twice_bench.cu") << kBenchmark;
+    device_ = query_device();
+    nlohmann::json j = {{"name", "twice"},
+                        {"backend", "cuda"},
+                        {"template", "twice.cuh.in"},
+                        {"benchmark", "twice_bench.cu"},
+                        {"parameters", {{{"name", "MODE"}, {"values", {0, 1, 2}}}}},
+                        {"compiler", {{"path", nvcc_}}},
+                        {"run", {{"timeout_s", 60}, {"args", {"--adaexplore-measure-ms", "20"}}}}};
+    if (!device_.present) j["compiler"]["arch"] = "sm_90";
+    spec_ = parse_spec(j, dir_ / "spec.json");
+    backend_ = make_cuda_backend(spec_, device_);
+  }
+  void TearDown() override {
+    ::unsetenv("ADAEXPLORE_RUNNER");
+    backend_.reset();
+    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
+  }
+  Prepared prepare(int mode) {
+    return backend_->prepare(spec_.space.config_from_texts({{"MODE", std::to_string(mode)}}));
+  }
+  Outcome evaluate(int mode) {
+    Prepared p = prepare(mode);
+    if (p.failure) return *p.failure;
+    return backend_->measure(p);
+  }
+  std::size_t starts() const { return static_cast<const ProgramBackend&>(*backend_).runner_starts(); }
+
+  std::string nvcc_;
+  fs::path dir_;
+  DeviceInfo device_;
+  Spec spec_;
+  std::unique_ptr<Backend> backend_;
+};
+
+// No GPU needed: the module links (nvcc -shared, no undefined symbols) and exports its entry.
+TEST_F(CudaRunnerTest, BenchmarkBuildsAsALoadableModule) {
+  const Prepared p = prepare(0);
+  ASSERT_FALSE(p.failure) << p.failure->message;
+  EXPECT_EQ(p.executable.filename(), "benchmark.so");
+  const std::string cmd = read_file(p.directory / "compile.cmd");
+  for (const char* flag : {"-shared", "-cudart shared", "-DADAEXPLORE_MODULE=1", "--no-undefined"})
+    EXPECT_NE(cmd.find(flag), std::string::npos) << flag << " in " << cmd;
+  void* handle = dlopen(p.executable.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  EXPECT_NE(dlsym(handle, "adaexplore_module_entry"), nullptr);
+  dlclose(handle);
+  fs::remove(p.executable);
+}
+
+TEST_F(CudaRunnerTest, OneContextForGoodRunsAndLaunchErrorsAFreshOneAfterAnIllegalAddress) {
+  if (!device_.present) GTEST_SKIP() << "no GPU: " << device_.reason;
+  const Outcome first = evaluate(0);
+  ASSERT_EQ(first.status, Status::ok) << first.message;
+  EXPECT_TRUE(first.stage_ms.count("load"));
+  const Outcome launch = evaluate(2);
+  EXPECT_EQ(launch.status, Status::launch_error) << launch.message;
+  fs::remove_all(dir_ / "twice.work" / "evals");  // MODE 0 again: compiled anew
+  const Outcome second = evaluate(0);
+  ASSERT_EQ(second.status, Status::ok) << second.message;
+  EXPECT_EQ(starts(), 1u);  // ok, launch_error, ok: one runner, one context
+  const Outcome crash = evaluate(1);
+  EXPECT_EQ(crash.status, Status::crash) << crash.message;
+  EXPECT_NE(crash.message.find("cudaErrorIllegalAddress"), std::string::npos) << crash.message;
+  fs::remove_all(dir_ / "twice.work" / "evals");
+  const Outcome after = evaluate(0);
+  ASSERT_EQ(after.status, Status::ok) << after.message;
+  EXPECT_EQ(starts(), 2u);  // the sticky error cost one restart
+}
+
+}  // namespace
+}  // namespace adaexplore
