@@ -13,6 +13,24 @@
 #   H200 (216 configurations, about 1.5 s per run): run it alone in one device call. Time limits
 #   (seconds, no new evaluation after): FAILURES_EXHAUSTIVE_TIME_LIMIT (420),
 #   FAILURES_TIME_LIMIT (150).
+#   throughput: AdaExplore vs Kernel Tuner 1.5.0 on the gemm example, same space and budget
+#   (bench/throughput.py: evaluations per minute, share of wall time timing kernels, time to within
+#   2 % of the best known, both winners re-measured with gemm_bench.cu). Needs the wheels in .whl/
+#   (carry .whl; installed into /tmp/site). THROUGHPUT_BUDGET (100 evaluations each),
+#   THROUGHPUT_TIME_LIMIT (150 s each, no new evaluation after). At most about 8 minutes on an H200,
+#   the build included: run it alone in one device call.
+#   Results, logs and summary.md under $OUT/logs/throughput/; the table also goes to the summary.
+#   repeat: the same space tuned twice: the vector_add example's 180 configurations with
+#   --n 16777216 (64 MiB per array, above the L2), exhaustively (budget 180) into two fresh results
+#   files; the winners, and both measured again interleaved (7 rounds) when they differ. About 3
+#   minutes on an H200. Logs under $OUT/logs/repeat/.
+#   gputest: build the unit tests and run those that use the GPU (check_launch, the CUDA runner,
+#   the cuda backend) and cmake.project.cuda_gpu (about 3 minutes).
+#   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
+#   with the long-lived runner (the default) and with one process per evaluation, per-stage
+#   tables and evaluations per minute in their logs; the runner tuning once more with the same
+#   seed, and both runner tunings' winners measured again interleaved (`adaexplore-tuner measure`,
+#   7 rounds). About 4 minutes on an H200. Logs under $OUT/logs/evaluator/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -21,11 +39,19 @@ export PATH=/usr/local/cuda/bin:$PATH
 jobs=$(nproc)
 run_tests=0
 run_failures=0
+run_throughput=0
+run_evaluator=0
+run_gputest=0
+run_repeat=0
 examples=()
 for a in "$@"; do
   case "$a" in
     test) run_tests=1 ;;
     failures) run_failures=1 ;;
+    throughput) run_throughput=1 ;;
+    evaluator) run_evaluator=1 ;;
+    gputest) run_gputest=1 ;;
+    repeat) run_repeat=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -83,6 +109,64 @@ if [ $run_failures = 1 ]; then
     log "failures $r: $(evaluations "$fdir/$r.jsonl") evaluations (the space has $fsize), by status:"
     status_counts "$fdir/$r.jsonl" | tee -a "$OUT/logs/summary.txt"
   done
+fi
+if [ $run_throughput = 1 ]; then
+  tdir=$OUT/logs/throughput
+  mkdir -p "$tdir"
+  step throughput-wheels python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  rm -rf build-throughput
+  # The spec file only (ADAEXPLORE_MODE=DEFAULTS: configure writes spec.json, tunes nothing).
+  step throughput-configure cmake -S examples/gemm -B build-throughput "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
+  step throughput env PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 python3 bench/throughput.py run \
+    --spec build-throughput/_adaexplore/kernels/gemm/spec.json --tuner "$tuner" --out "$tdir" \
+    --budget "${THROUGHPUT_BUDGET:-100}" --time-limit "${THROUGHPUT_TIME_LIMIT:-150}"
+  [ -f "$tdir/summary.md" ] && cat "$tdir/summary.md" >>"$OUT/logs/summary.txt"
+fi
+if [ $run_evaluator = 1 ]; then
+  edir=$OUT/logs/evaluator
+  mkdir -p "$edir"
+  rm -rf build-evaluator
+  step evaluator-configure cmake -S examples/gemm -B build-evaluator "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
+  espec=build-evaluator/_adaexplore/kernels/gemm/spec.json
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); s.setdefault('run',{})['runner']=False; s['work_dir']=s['work_dir']+'-process'; json.dump(s,open(sys.argv[2],'w'),indent=1)" "$espec" build-evaluator/spec-process.json
+  eb=${EVALUATOR_BUDGET:-40}
+  step evaluator-runner "$tuner" tune --spec "$espec" --budget "$eb" --fresh --results "$edir/runner.jsonl" --header "$edir/runner.hpp"
+  step evaluator-process "$tuner" tune --spec build-evaluator/spec-process.json --budget "$eb" --fresh --results "$edir/process.jsonl" --header "$edir/process.hpp"
+  step evaluator-runner2 "$tuner" tune --spec "$espec" --budget "$eb" --fresh --results "$edir/runner2.jsonl" --header "$edir/runner2.hpp"
+  for f in runner process runner2; do cp "$OUT/logs/evaluator-$f.log" "$edir/" 2>/dev/null; done
+  w1=$(grep -o 'best [^ ]*' "$OUT/logs/evaluator-runner.log" | tail -1 | cut -d' ' -f2)
+  w2=$(grep -o 'best [^ ]*' "$OUT/logs/evaluator-runner2.log" | tail -1 | cut -d' ' -f2)
+  log "evaluator: winners $w1 and $w2"
+  if [ -n "$w1" ] && [ -n "$w2" ] && [ "$w1" != "$w2" ]; then
+    step evaluator-measure "$tuner" measure --spec "$espec" --config "$w1" --config "$w2" --rounds 7 --json "$edir/measure.json"
+  elif [ -n "$w1" ]; then
+    log "evaluator: both tunings picked $w1"
+  fi
+  grep -h "evaluations/min\|kernel timing\|re-measured\|<- winner\|: best " "$OUT"/logs/evaluator-*.log | tee -a "$OUT/logs/summary.txt"
+fi
+if [ $run_repeat = 1 ]; then
+  rdir=$OUT/logs/repeat
+  mkdir -p "$rdir"
+  rm -rf build-repeat
+  step repeat-configure cmake -S examples/vector_add -B build-repeat "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1])); s.setdefault('run',{}).setdefault('args',[]).extend(['--n','16777216']); json.dump(s,open(sys.argv[2],'w'),indent=1)" build-repeat/_adaexplore/kernels/vector_add/spec.json build-repeat/spec-repeat.json
+  for r in 1 2; do
+    step repeat-tune$r "$tuner" tune --spec build-repeat/spec-repeat.json --budget 180 --time-limit 300 --fresh --results "$rdir/tune$r.jsonl" --header "$rdir/tune$r.hpp"
+    cp "$OUT/logs/repeat-tune$r.log" "$rdir/"
+  done
+  w1=$(grep -o 'best [^ ]*' "$OUT/logs/repeat-tune1.log" | tail -1 | cut -d' ' -f2)
+  w2=$(grep -o 'best [^ ]*' "$OUT/logs/repeat-tune2.log" | tail -1 | cut -d' ' -f2)
+  log "repeat: winners $w1 and $w2"
+  if [ -n "$w1" ] && [ -n "$w2" ] && [ "$w1" != "$w2" ]; then
+    step repeat-measure "$tuner" measure --spec build-repeat/spec-repeat.json --config "$w1" --config "$w2" --rounds 7 --json "$rdir/measure.json"
+    cp "$OUT/logs/repeat-measure.log" "$rdir/"
+  fi
+  grep -h "evaluations/min\|re-measured\|<- winner\|rounds\|: best " "$OUT"/logs/repeat-*.log | tee -a "$OUT/logs/summary.txt"
+fi
+if [ $run_gputest = 1 ]; then  # the tests that need the GPU, without building everything
+  step build-unit cmake --build build-device -j "$jobs" --target adaexplore_unit_tests
+  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter='HarnessCheckLaunch*:CudaRunner*:CudaBackend*:*HostBackendTest*Runner*'
+  step gpu-project ctest --test-dir build-device -R 'cmake.project.cuda_gpu' --output-on-failure --timeout 300
 fi
 if [ $run_tests = 1 ]; then
   step build-all cmake --build build-device -j "$jobs"

@@ -1,0 +1,672 @@
+#!/usr/bin/env python3
+"""Side-by-side throughput benchmark (issue 6): AdaExplore and Kernel Tuner tuning the gemm example
+on the same GPU, space and budget, in one run.
+
+What is tuned. examples/gemm: C = alpha * A * B + beta * C, float, row-major, M = N = K = 4096,
+alpha 1.5, beta -0.5; the kernel kernels/sgemm_kernel.cuh; 8 parameters (8192 configurations),
+constraints BLOCK_M % THREAD_M == 0 and BLOCK_N % THREAD_N == 0, all read from the spec file the
+CMake module writes (build/_adaexplore/kernels/gemm/spec.json), so both tools get the same space.
+  - AdaExplore: `adaexplore-tuner tune --spec <spec> --budget B --time-limit T --fresh --results
+    <out>/adaexplore.jsonl --header <out>/adaexplore.hpp` (default strategy, parallel compiles,
+    gemm_bench.cu with the harness, as modules in the tuner's long-lived runner, near-ties
+    re-measured at the end: the tune process's whole wall time counts).
+  - Kernel Tuner 1.5.0, backend "cupy" (NVRTC), bench/throughput/gemm_kt.cu (the same header,
+    included unchanged), strategy genetic_algorithm (--kt-strategy), strategy_options max_fevals =
+    B and time_limit = T, default 7 iterations per configuration, objective "time" (mean ms),
+    verification against a NumPy float64 reference computed once (answer + a verify function
+    with the benchmark's own per-element tolerance 4 sqrt(K + 2) u (|alpha| sum|a b| + |beta c|),
+    u = 2^-24). Its space has one extra parameter, block_size_x (the thread count), tied to the
+    others by the restriction block_size_x * THREAD_M * THREAD_N == BLOCK_M * BLOCK_N (= (BLOCK_M /
+    THREAD_M) * (BLOCK_N / THREAD_N), exact divisions here), so the configurations are the same; Kernel Tuner then drops those with more than the device's
+    1024 threads per block before the search (AdaExplore finds them in its static check, after
+    ptxas, and counts them as resource_limit evaluations). The CuPy kernel cache is a fresh
+    folder (CUPY_CACHE_DIR), so every configuration is compiled.
+  The tools run one after the other (AdaExplore first), each alone on the GPU.
+
+Figures (summary.json, summary.md; the Markdown table is also printed):
+  - wall_s: seconds of the whole tuning. AdaExplore: the `tune` process, start to exit. Kernel
+    Tuner: the tune_kernel() call (Python start, imports, data and the reference are before it,
+    reported as kt setup_s and not counted).
+  - evaluations: AdaExplore: outcomes in the results file (every status, the defaults included).
+    Kernel Tuner: configurations compiled and benchmarked in this run (results holding
+    compile_time; cache repeats excluded), failures included.
+  - evaluations_per_minute = evaluations / (wall_s / 60).
+  - timing_share_pct: share of wall time the GPU spent timing kernels. AdaExplore: sum over the
+    outcomes of stage_ms "warmup" + "measure" (the harness's timed loops, L2 flushes and C resets
+    included) / wall; when the results carry no such stages, null, with the "run" stage (the
+    whole benchmark process: setup, host reference, verification, timing) as an upper bound in
+    timing_share_upper_pct. Kernel Tuner: sum of benchmark_time (its timed iterations) / wall; its
+    compile_time and verification_time shares are given beside it.
+  - best_ms: the tool's own objective of its winner (AdaExplore: harness median, ms; Kernel
+    Tuner: mean of 7 runs, ms; they differ in method, so winners are compared by re-measuring).
+  - remeasured winners: each winner rendered from examples/gemm/gemm.cuh.in, compiled with the
+    tuner's nvcc command line (compile_command() below: the cuda backend's flags, one process per
+    evaluation) and run --repeats times as the tuner runs a benchmark, the two interleaved; remeasured_ms = median over runs of the harness's
+    median time_ms (ms), with each run's value in remeasure.json.
+  - time_to_2pct_s / evals_to_2pct: when each tool's trace first reached within 2 % of the best
+    configuration known. The best known is the faster remeasured winner W*. A tool's threshold is
+    1.02 x its own objective of W* when it evaluated W*, else 1.02 x its own best x
+    (remeasured(W*) / remeasured(its winner)). Time: seconds since the tuning started when that
+    evaluation's outcome was recorded (AdaExplore: the results file is polled every 50 ms while
+    `tune` runs; Kernel Tuner: each result's timestamp).
+  Targets (issue 6): AdaExplore >= 3x Kernel Tuner's evaluations per minute, and its winner's
+  remeasured time <= Kernel Tuner's.
+
+Files under --out: adaexplore.jsonl, adaexplore.hpp, adaexplore-tune.log, adaexplore-arrivals.json,
+kt-results.json, kt.log, remeasure.json (+ remeasure/<tool>/compile.log), summary.json, summary.md.
+
+Commands:
+  python3 bench/throughput.py run --spec build/_adaexplore/kernels/gemm/spec.json \
+      --tuner build/tuner/adaexplore-tuner --out out/throughput [--budget 100] [--time-limit 150]
+  python3 bench/throughput.py check-kt-source [--all]   # no GPU: nvcc -c of gemm_kt.cu per config
+  python3 bench/throughput.py check-kt-space --spec ...  # no GPU: Kernel Tuner's search space
+  python3 bench/throughput.py summarize --out DIR       # the figures again from the files
+`run` needs a GPU, nvcc, CuPy and kernel_tuner==1.5.0 (bench/requirements.txt;
+tools/device-run.sh installs it from .whl/). tools/device-run.sh throughput runs it.
+"""
+
+import argparse
+import datetime as dt
+import itertools
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+GEMM_DIR = REPO / "examples" / "gemm"
+KT_DIR = REPO / "bench" / "throughput"
+KT_SOURCE = KT_DIR / "gemm_kt.cu"
+KT_KERNEL_NAME = "tiled_sgemm::sgemm_kernel<KtPolicy>"
+M = N = K = 4096
+ALPHA, BETA = 1.5, -0.5
+WITHIN = 0.02  # "within 2 % of the best configuration known"
+
+
+# ---------------------------------------------------------------------------------------------
+# The space (from the spec file) and the thread count
+# ---------------------------------------------------------------------------------------------
+
+def load_spec(path):
+    spec = json.loads(Path(path).read_text())
+    params = {p["name"]: p["values"] for p in spec["parameters"]}
+    if set(params) != {"BLOCK_M", "BLOCK_N", "BLOCK_K", "THREAD_M", "THREAD_N", "VECTOR_LOADS", "PAD", "STAGES"}:
+        sys.exit(f"{path}: not the gemm example's spec (parameters {sorted(params)}); give "
+                 "<build>/_adaexplore/kernels/gemm/spec.json of a configure of examples/gemm")
+    return spec, params
+
+
+def threads(c):
+    """Threads per block of configuration c: the spec's launch.threads_per_block of the example."""
+    return (c["BLOCK_M"] // c["THREAD_M"]) * (c["BLOCK_N"] // c["THREAD_N"])
+
+
+def satisfies(c, constraints):
+    return all(eval(expr, {}, dict(c)) for expr in constraints)  # the spec's own constraint strings
+
+
+def all_configs(params, constraints):
+    names = list(params)
+    for values in itertools.product(*params.values()):
+        c = dict(zip(names, values))
+        if satisfies(c, constraints):
+            yield c
+
+
+def label(c):
+    return " ".join(f"{k}={c[k]}" for k in sorted(c) if k != "block_size_x")
+
+
+def key(c):
+    return tuple(sorted((k, v) for k, v in c.items() if k != "block_size_x"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel Tuner side
+# ---------------------------------------------------------------------------------------------
+
+def cuda_root():
+    for cand in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME")):
+        if cand and (Path(cand) / "include" / "cuda_runtime.h").exists():
+            return Path(cand)
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    return Path(nvcc).resolve().parent.parent
+
+
+def kt_compiler_option_sets():
+    """NVRTC options to try, in order (gemm_kt.cu's header says why each is there)."""
+    base = ["--std=c++17", "-default-device", f"-I{GEMM_DIR}", f"-I{KT_DIR / 'nvrtc_include'}"]
+    cuda = cuda_root() / "include"
+    return [base + [f"-I{cuda}", f"-I{cuda / 'cccl'}"], base + [f"-I{cuda}"], base]
+
+
+def kt_tune_params(params, constraints):
+    tune = dict(params)
+    tune["block_size_x"] = sorted({threads(c) for c in all_configs(params, constraints)})
+    # Kernel Tuner 1.5.0's restriction parser turns "block_size_x == (BLOCK_M // THREAD_M) * (BLOCK_N //
+    # THREAD_N)" (and the same with /) into a wrong constraint (15 of 256 configurations of the four
+    # tile parameters kept, 9 of them with the wrong thread count; check-kt-space shows it). The
+    # product form is the same condition here, since the constraints make both divisions exact.
+    restrictions = list(constraints) + ["block_size_x * THREAD_M * THREAD_N == BLOCK_M * BLOCK_N"]
+    return tune, restrictions
+
+
+def kt_problem(seed):
+    """Inputs, the float64 reference of the checked run and the per-element tolerance."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (M, K)).astype(np.float32)
+    b = rng.uniform(-1, 1, (K, N)).astype(np.float32)
+    c = rng.uniform(-1, 1, (M, N)).astype(np.float32)
+    a64, b64, c64 = a.astype(np.float64), b.astype(np.float64), c.astype(np.float64)
+    ref = ALPHA * (a64 @ b64) + BETA * c64
+    u = 2.0 ** -24
+    tol = 4.0 * math.sqrt(K + 2.0) * u * (abs(ALPHA) * (np.abs(a64) @ np.abs(b64)) + abs(BETA) * np.abs(c64))
+    return a, b, c, ref, tol
+
+
+def kt_verify_factory(ref, tol, failures):
+    import numpy as np
+
+    def verify(answer, result_host, atol=None):
+        got = result_host[9].astype(np.float64)
+        bad = ~np.isfinite(got) | (np.abs(got - ref) > tol)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            failures.append({"mismatches": int(bad.sum()), "first_index": i,
+                             "got": float(got.flat[i]), "expected": float(ref.flat[i])})
+            return False
+        return True
+    return verify
+
+
+def kt_preflight(defaults, params, constraints):
+    """Compiles the defaults with CuPy's NVRTC (the backend's call) and returns the options that work."""
+    import cupy as cp
+    tune, _ = kt_tune_params(params, constraints)
+    c = dict(defaults, block_size_x=threads(defaults))
+    prefix = "".join(f"#define {k} {v}\n" for k, v in c.items())
+    logs = []
+    for opts in kt_compiler_option_sets():
+        try:
+            mod = cp.RawModule(code=prefix + KT_SOURCE.read_text(), options=tuple(opts),
+                               name_expressions=[KT_KERNEL_NAME])
+            mod.get_function(KT_KERNEL_NAME)
+            return opts, logs
+        except Exception as e:  # CompileException: try the next option set
+            logs.append({"options": opts, "error": str(e)[:2000]})
+    sys.exit("Kernel Tuner port: bench/throughput/gemm_kt.cu does not compile with CuPy's NVRTC with any "
+             "option set:\n" + json.dumps(logs, indent=1))
+
+
+def cmd_kt(a):
+    """One Kernel Tuner tuning (a process of its own); writes <out>/kt-results.json."""
+    t_start = time.perf_counter()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = Path(tempfile.mkdtemp(prefix="cupy-cache-"))
+    os.environ["CUPY_CACHE_DIR"] = str(cache)  # before cupy is imported: every configuration compiles
+    import numpy as np
+    import kernel_tuner
+    spec, params = load_spec(a.spec)
+    constraints = spec.get("constraints", [])
+    defaults = spec["defaults"]
+    opts, preflight_failures = kt_preflight(defaults, params, constraints)
+    t_import = time.perf_counter()
+    A, B, C, ref, tol = kt_problem(a.seed)
+    failures = []
+    verify = kt_verify_factory(ref, tol, failures)
+    answer = [None] * 11
+    answer[9] = ref.astype(np.float32)
+    args = [np.int32(M), np.int32(N), np.int32(K), np.float32(ALPHA), A, np.int32(K), B, np.int32(N),
+            np.float32(BETA), C, np.int32(N)]
+    tune, restrictions = kt_tune_params(params, constraints)
+    t_setup = time.perf_counter()
+    np.random.seed(a.seed)
+    import random
+    random.seed(a.seed)
+    started = dt.datetime.now(dt.timezone.utc)
+    t0 = time.perf_counter()
+    error = None
+    results, env = [], {}
+    cachefile = out / "kt-cache.json"  # Kernel Tuner appends each configuration as it finishes
+    cachefile.unlink(missing_ok=True)
+    try:
+        results, env = kernel_tuner.tune_kernel(
+            KT_KERNEL_NAME, KT_SOURCE.read_text(), (N, M), args, tune,
+            grid_div_x=["BLOCK_N"], grid_div_y=["BLOCK_M"], block_size_names=["block_size_x"],
+            restrictions=restrictions, answer=answer, verify=verify, lang="cupy",
+            compiler_options=opts, strategy=a.kt_strategy,
+            strategy_options={"max_fevals": a.budget, "time_limit": a.time_limit},
+            iterations=7, verbose=False, quiet=False, cache=str(cachefile))
+    except Exception as e:  # an error (a failed verification, say) aborts Kernel Tuner's tuning
+        error = f"{type(e).__name__}: {e}"
+        try:  # what it finished before, from its cache file
+            from kernel_tuner.util import read_cache
+            results = list(read_cache(str(cachefile), open_cache=False)["cache"].values())
+        except Exception as e2:
+            error += f" (and its cache file could not be read: {e2})"
+    wall = time.perf_counter() - t0
+    rows = []
+    for r in results:
+        err = r.get("__error__")
+        t = r.get("time")
+        ok = err is None and isinstance(t, (int, float)) and math.isfinite(t)
+        ts = r.get("timestamp")
+        elapsed = (dt.datetime.fromisoformat(ts) - started).total_seconds() if ts else None
+        rows.append({"config": {k: int(r[k]) for k in tune},
+                     "status": "ok" if ok else (type(err).__name__ if err is not None else str(t)),
+                     "time_ms": float(t) if ok else None,
+                     "fresh": "compile_time" in r,
+                     **{f: float(r[f]) for f in ("compile_time", "verification_time", "benchmark_time",
+                                                  "framework_time", "strategy_time") if f in r},
+                     "elapsed_s": elapsed})
+    doc = {"tool": "kernel_tuner", "version": getattr(kernel_tuner, "__version__", "?"),
+           "strategy": a.kt_strategy, "budget": a.budget, "time_limit_s": a.time_limit, "seed": a.seed,
+           "compiler_options": opts, "preflight_failures": preflight_failures,
+           "import_and_preflight_s": t_import - t_start, "setup_s": t_setup - t_import, "wall_s": wall,
+           "space_size_before_max_threads": sum(1 for _ in all_configs(params, constraints)),
+           "space_size_kt": sum(1 for c in all_configs(params, constraints) if threads(c) <= 1024),
+           "error": error, "verification_failures": failures,
+           "device": str(env.get("device_name", "")) if isinstance(env, dict) else "", "results": rows}
+    (out / "kt-results.json").write_text(json.dumps(doc, indent=1))
+    shutil.rmtree(cache, ignore_errors=True)
+    print(f"kernel_tuner: {sum(r['fresh'] for r in rows)} evaluations in {wall:.1f} s"
+          + (f"; stopped by {error}" if error else ""))
+    return 1 if error else 0
+
+
+def cmd_check_kt_space(a):
+    """No GPU: builds Kernel Tuner's search space (max_threads 1024) and compares it with the spec's."""
+    from kernel_tuner.searchspace import Searchspace
+    spec, params = load_spec(a.spec)
+    constraints = spec.get("constraints", [])
+    tune, restrictions = kt_tune_params(params, constraints)
+    ss = Searchspace(tune, restrictions, 1024, block_size_names=["block_size_x"])
+    ours = {key(c) for c in all_configs(params, constraints) if threads(c) <= 1024}
+    theirs = set()
+    for t in ss.list:
+        c = dict(zip(tune, t))
+        assert c["block_size_x"] == threads(c), c
+        theirs.add(key(c))
+    print(f"spec space: {sum(1 for _ in all_configs(params, constraints))} configurations; "
+          f"<= 1024 threads: {len(ours)}; Kernel Tuner's space: {ss.size}; equal: {ours == theirs}")
+    return 0 if ours == theirs else 1
+
+
+def cmd_check_kt_source(a):
+    """No GPU: nvcc -arch=sm_90 -c of gemm_kt.cu with the macros Kernel Tuner defines, as -D flags."""
+    from concurrent.futures import ThreadPoolExecutor
+    spec_params = None
+    if a.spec:
+        spec, spec_params = load_spec(a.spec)
+        constraints = spec.get("constraints", [])
+    if spec_params is None:  # the example's space (CMakeLists.txt), for a check without a configure
+        spec_params = {"BLOCK_M": [16, 32, 64, 128], "BLOCK_N": [16, 32, 64, 128], "BLOCK_K": [8, 16, 32, 64],
+                       "THREAD_M": [1, 2, 4, 8], "THREAD_N": [1, 2, 4, 8], "VECTOR_LOADS": [0, 1],
+                       "PAD": [0, 1], "STAGES": [1, 2]}
+        constraints = ["BLOCK_M % THREAD_M == 0", "BLOCK_N % THREAD_N == 0"]
+    configs = [c for c in all_configs(spec_params, constraints) if threads(c) <= 1024]
+    if not a.all:  # every value of every parameter, and the corners, in a small sample
+        import random
+        rnd = random.Random(1)
+        configs = rnd.sample(configs, min(a.sample, len(configs)))
+    nvcc = shutil.which("nvcc") or str(cuda_root() / "bin" / "nvcc")
+    tmp = Path(tempfile.mkdtemp(prefix="kt-src-"))
+
+    def one(i_c):
+        i, c = i_c
+        d = [f"-D{k}={v}" for k, v in dict(c, block_size_x=threads(c), grid_size_x=1, grid_size_y=1,
+                                           grid_size_z=1, kernel_tuner=1).items()]
+        cmd = [nvcc, "-std=c++17", "-arch=sm_90", "-c", f"-I{GEMM_DIR}", *d, str(KT_SOURCE),
+               "-o", str(tmp / f"{i}.o")]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        # > 48 KiB of static shared memory fails in ptxas for real, as in the tuner (not a port error)
+        too_much_smem = "too much shared data" in p.stderr
+        return c, p.returncode, too_much_smem, p.stderr[-600:]
+
+    bad = []
+    smem = 0
+    with ThreadPoolExecutor(a.jobs) as pool:
+        for c, rc, too_much, err in pool.map(one, enumerate(configs)):
+            if rc and too_much:
+                smem += 1
+            elif rc:
+                bad.append((label(c), err))
+    shutil.rmtree(tmp, ignore_errors=True)
+    print(f"nvcc -arch=sm_90 -c gemm_kt.cu: {len(configs)} configurations, {len(configs) - len(bad) - smem} "
+          f"compiled, {smem} over 48 KiB static shared memory (ptxas, expected), {len(bad)} failed")
+    for lab, err in bad[:5]:
+        print(f"  FAILED {lab}:\n{err}")
+    return 1 if bad else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# AdaExplore side
+# ---------------------------------------------------------------------------------------------
+
+def run_adaexplore(a, out):
+    results = out / "adaexplore.jsonl"
+    for p in (results, out / "adaexplore.hpp"):
+        if p.exists():
+            p.unlink()
+    cmd = [a.tuner, "tune", "--spec", a.spec, "--budget", str(a.budget), "--time-limit", str(a.time_limit),
+           "--fresh", "--results", str(results), "--header", str(out / "adaexplore.hpp"), "--seed", str(a.seed)]
+    arrivals = []  # seconds since start at which each results line (header first) appeared
+    done = threading.Event()
+
+    def poll(t0):
+        seen = 0
+        while True:
+            finished = done.is_set()
+            try:
+                n = results.read_bytes().count(b"\n")
+            except FileNotFoundError:
+                n = 0
+            now = time.perf_counter() - t0
+            arrivals.extend([now] * max(0, n - seen))
+            seen = max(seen, n)
+            if finished:
+                return
+            time.sleep(0.05)
+
+    with open(out / "adaexplore-tune.log", "w") as log:
+        log.write(shlex.join(cmd) + "\n")
+        log.flush()
+        t0 = time.perf_counter()
+        poller = threading.Thread(target=poll, args=(t0,))
+        poller.start()
+        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+        wall = time.perf_counter() - t0
+        done.set()
+        poller.join()
+    (out / "adaexplore-arrivals.json").write_text(json.dumps({"wall_s": wall, "rc": rc, "command": cmd,
+                                                              "arrivals_s": arrivals}))
+    print(f"adaexplore: exit {rc} after {wall:.1f} s (log: {out / 'adaexplore-tune.log'})")
+    return rc
+
+
+def read_adaexplore(out):
+    lines = [json.loads(l) for l in (out / "adaexplore.jsonl").read_text().splitlines() if l.strip()]
+    meta = json.loads((out / "adaexplore-arrivals.json").read_text())
+    header, outcomes = lines[0], lines[1:]
+    arrivals = meta["arrivals_s"][1:]  # the first line is the results file's header
+    for i, o in enumerate(outcomes):
+        o["elapsed_s"] = arrivals[i] if i < len(arrivals) else meta["wall_s"]
+    return header, outcomes, meta
+
+
+# ---------------------------------------------------------------------------------------------
+# Re-measuring both winners with AdaExplore's benchmark
+# ---------------------------------------------------------------------------------------------
+
+def render_template(c):
+    text = (GEMM_DIR / "gemm.cuh.in").read_text()
+    text = re.sub(r"\$\{(\w+)\}", lambda m: str(c[m.group(1)]), text)
+    return text.replace("$$", "$")
+
+
+def compile_command(spec_path, c, folder):
+    """The tuner's nvcc line for configuration c, built into `folder` as an executable.
+
+    As ProgramBackend::compile_command with the cuda backend's toolchain flags (tuner/src/
+    cuda_backend.cpp, program_backend.cpp), in its one-process-per-evaluation form (no module
+    flags): compiler.path, -std=c++17 -O3 -arch=<compiler.arch> -Xptxas -v -lineinfo,
+    compiler.flags, -I the folder of the rendered gemm.cuh, of the template, of the benchmark, of
+    the harness (templates/) and compiler.include_dirs, compiler.definitions, -DADAEXPLORE_PARAM_*.
+    """
+    spec = json.loads(Path(spec_path).read_text())
+    comp = spec.get("compiler", {})
+    arch = comp.get("arch") or "sm_90"
+    arch = arch if not arch[0].isdigit() else "sm_" + arch.replace(".", "")
+    cmd = [comp.get("path") or "nvcc", "-std=c++17", "-O3", f"-arch={arch}", "-Xptxas", "-v", "-lineinfo"]
+    cmd += comp.get("flags", [])
+    dirs = [folder, Path(spec["template"]).parent, Path(spec["benchmark"]).parent, REPO / "templates"]
+    dirs += [Path(spec_path).parent / d for d in comp.get("include_dirs", [])]
+    for d in dirs:
+        if f"-I{d}" not in cmd:
+            cmd.append(f"-I{d}")
+    cmd += [d if d.startswith("-D") else "-D" + d for d in comp.get("definitions", [])]
+    cmd += [f"-DADAEXPLORE_PARAM_{p['name']}={c[p['name']]}" for p in spec["parameters"]]
+    return cmd + [spec["benchmark"], "-o", str(folder / "benchmark")]
+
+
+def build_winner(spec_path, c, folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "gemm.cuh").write_text(render_template(c))
+    cmd = compile_command(spec_path, c, folder)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    (folder / "compile.log").write_text(shlex.join(cmd) + "\n" + p.stdout + p.stderr)
+    if p.returncode:
+        raise RuntimeError(f"compiling the winner {label(c)} failed (see {folder / 'compile.log'})")
+    return folder / "benchmark"
+
+
+def remeasure(a, out, winners):
+    """winners: {tool: config}. Returns {tool: {"runs_ms": [...], "median_ms": x}}."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(len(winners)) as pool:
+        exes = dict(zip(winners, pool.map(lambda t: build_winner(a.spec, winners[t], out / "remeasure" / t),
+                                          winners)))
+    runs = {t: [] for t in winners}
+    records = {t: [] for t in winners}
+    for r in range(a.repeats):
+        order = list(winners) if r % 2 == 0 else list(reversed(winners))  # interleaved, alternating first
+        for t in order:
+            rec = out / "remeasure" / t / f"result-{r}.json"
+            p = subprocess.run([str(exes[t]), "--adaexplore-result", str(rec), "--adaexplore-seed", str(a.seed)],
+                               capture_output=True, text=True, timeout=300)
+            j = json.loads(rec.read_text()) if rec.exists() else {"status": "no record", "message": p.stderr[-500:]}
+            records[t].append({k: j.get(k) for k in ("status", "message", "time_ms", "stages_ms", "clocks")})
+            if j.get("status") == "ok":
+                runs[t].append(j["time_ms"]["median"])
+    for t in winners:
+        exes[t].unlink(missing_ok=True)  # the binaries stay out of the logs
+    doc = {t: {"config": winners[t], "label": label(winners[t]), "runs_ms": runs[t],
+               "median_ms": statistics.median(runs[t]) if runs[t] else None, "records": records[t]}
+           for t in winners}
+    (out / "remeasure.json").write_text(json.dumps(doc, indent=1))
+    return doc
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures
+# ---------------------------------------------------------------------------------------------
+
+def adaexplore_figures(out):
+    header, outcomes, meta = read_adaexplore(out)
+    wall = meta["wall_s"]
+    ok = [o for o in outcomes if o["status"] == "ok" and o.get("objective_ms") is not None]
+    stage = lambda name: sum(o.get("stage_ms", {}).get(name, 0.0) for o in outcomes)
+    has_timing = any(("warmup" in o.get("stage_ms", {}) or "measure" in o.get("stage_ms", {})) for o in outcomes)
+    best = min(ok, key=lambda o: o["objective_ms"]) if ok else None
+    statuses = {}
+    for o in outcomes:
+        statuses[o["status"]] = statuses.get(o["status"], 0) + 1
+    return {
+        "tool": "adaexplore", "wall_s": wall, "evaluations": len(outcomes), "statuses": statuses,
+        "evaluations_per_minute": len(outcomes) / (wall / 60) if wall else 0.0,
+        "timing_share_pct": 100 * (stage("warmup") + stage("measure")) / 1000 / wall if has_timing and wall else None,
+        "timing_share_upper_pct": 100 * stage("run") / 1000 / wall if wall else None,
+        "compile_share_pct": 100 * stage("compile") / 1000 / wall if wall else None,
+        "compile_note": "parallel compiles: the sum of compile times over the wall time, may exceed 100",
+        "best_ms": best["objective_ms"] if best else None,
+        "winner": {k: int(v) for k, v in best["config"].items()} if best else None,
+        "trace": [(o["elapsed_s"], o["objective_ms"] if o in ok else None, key(o["config"])) for o in outcomes],
+    }
+
+
+def kt_figures(out):
+    doc = json.loads((out / "kt-results.json").read_text())
+    fresh = [r for r in doc["results"] if r["fresh"]]
+    wall = doc["wall_s"]
+    ok = [r for r in fresh if r["status"] == "ok"]
+    tot = lambda f: sum(r.get(f, 0.0) for r in fresh) / 1000
+    best = min(ok, key=lambda r: r["time_ms"]) if ok else None
+    statuses = {}
+    for r in fresh:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    return {
+        "tool": "kernel_tuner", "strategy": doc["strategy"], "wall_s": wall, "evaluations": len(fresh),
+        "budget": doc["budget"], "time_limit_s": doc["time_limit_s"],
+        "statuses": statuses, "error": doc["error"], "setup_s": doc["setup_s"],
+        "import_and_preflight_s": doc["import_and_preflight_s"], "space_size_kt": doc["space_size_kt"],
+        "evaluations_per_minute": len(fresh) / (wall / 60) if wall else 0.0,
+        "timing_share_pct": 100 * tot("benchmark_time") / wall if wall else None,
+        "compile_share_pct": 100 * tot("compile_time") / wall if wall else None,
+        "verification_share_pct": 100 * tot("verification_time") / wall if wall else None,
+        "best_ms": best["time_ms"] if best else None,
+        "winner": {k: v for k, v in best["config"].items() if k != "block_size_x"} if best else None,
+        "trace": [(r["elapsed_s"], r["time_ms"], key(r["config"])) for r in fresh],
+    }
+
+
+def time_to_within(fig, best_key, ratio):
+    """(seconds, evaluations) until the trace reached its threshold (see the module docstring)."""
+    own = [ms for _, ms, k in fig["trace"] if k == best_key and ms is not None]
+    threshold = (1 + WITHIN) * (min(own) if own else fig["best_ms"] * ratio)
+    for i, (t, ms, _) in enumerate(fig["trace"]):
+        if ms is not None and ms <= threshold:
+            return t, i + 1, threshold
+    return None, None, threshold
+
+
+def summarize(out):
+    ada, kt = adaexplore_figures(out), kt_figures(out)
+    rem = json.loads((out / "remeasure.json").read_text()) if (out / "remeasure.json").exists() else {}
+    figs = {"adaexplore": ada, "kernel_tuner": kt}
+    meds = {t: rem.get(t, {}).get("median_ms") for t in figs}
+    if all(meds.values()):
+        best_tool = min(meds, key=meds.get)
+        best_key = key(rem[best_tool]["config"])
+        for t, f in figs.items():
+            ratio = meds[best_tool] / meds[t]
+            f["time_to_2pct_s"], f["evals_to_2pct"], f["threshold_ms"] = time_to_within(f, best_key, ratio)
+        best_label = rem[best_tool]["label"]
+    else:
+        best_tool, best_label = None, None
+    for t, f in figs.items():
+        f["remeasured_ms"] = meds[t]
+        f["remeasured_runs_ms"] = rem.get(t, {}).get("runs_ms")
+        f.pop("trace")
+    ratio = (ada["evaluations_per_minute"] / kt["evaluations_per_minute"]) if kt["evaluations_per_minute"] else None
+    summary = {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "kernel": "examples/gemm, M = N = K = 4096, float, alpha 1.5, beta -0.5",
+        "best_known": {"tool": best_tool, "label": best_label},
+        "throughput_ratio": ratio,
+        "target_throughput_met": ratio is not None and ratio >= 3,
+        "target_winner_met": (meds["adaexplore"] <= meds["kernel_tuner"]) if all(meds.values()) else None,
+        "adaexplore": ada, "kernel_tuner": kt,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    fmt = lambda v, d=1: "n/a" if v is None else (f"{v:.{d}f}" if isinstance(v, float) else str(v))
+    rows = [
+        ("wall time of the tuning (s)", fmt(ada["wall_s"]), fmt(kt["wall_s"])),
+        ("evaluations", fmt(ada["evaluations"]), fmt(kt["evaluations"])),
+        ("evaluations per minute", fmt(ada["evaluations_per_minute"]), fmt(kt["evaluations_per_minute"])),
+        ("timing kernels, % of wall", fmt(ada["timing_share_pct"]) if ada["timing_share_pct"] is not None
+         else f"n/a (run stage, upper bound: {fmt(ada['timing_share_upper_pct'])})", fmt(kt["timing_share_pct"])),
+        ("compiling, % of wall", fmt(ada["compile_share_pct"]) + " (parallel)", fmt(kt["compile_share_pct"])),
+        ("time to within 2 % of best known (s)", fmt(ada.get("time_to_2pct_s")), fmt(kt.get("time_to_2pct_s"))),
+        ("evaluations to within 2 %", fmt(ada.get("evals_to_2pct")), fmt(kt.get("evals_to_2pct"))),
+        ("winner, own objective (ms)", fmt(ada["best_ms"], 3), fmt(kt["best_ms"], 3)),
+        ("winner, remeasured median (ms)", fmt(meds["adaexplore"], 3), fmt(meds["kernel_tuner"], 3)),
+        ("winner", label(ada["winner"]) if ada["winner"] else "n/a", label(kt["winner"]) if kt["winner"] else "n/a"),
+        ("statuses", json.dumps(ada["statuses"]), json.dumps(kt["statuses"])),
+    ]
+    md = ["| figure | AdaExplore | Kernel Tuner (" + kt["strategy"] + ") |", "| --- | --- | --- |"]
+    md += [f"| {a_} | {b_} | {c_} |" for a_, b_, c_ in rows]
+    md.append("")
+    md.append(f"Budget {kt['budget']} evaluations each, time limit {kt['time_limit_s']:.0f} s each; "
+              f"a tool with fewer evaluations than the budget stopped at the time limit (or, Kernel Tuner, "
+              f"on an error).")
+    md.append(f"Throughput ratio (AdaExplore / Kernel Tuner evaluations per minute): {fmt(ratio, 2)} "
+              f"(target >= 3: {'met' if summary['target_throughput_met'] else 'NOT met'}); winner at least as "
+              f"fast: {summary['target_winner_met']}. Best known: {best_label} ({best_tool}). Kernel Tuner "
+              f"setup before its tuning (imports, NVRTC preflight, data, reference): "
+              f"{fmt(kt['import_and_preflight_s'] + kt['setup_s'])} s, not counted; its space after its "
+              f"1024-thread filter: {kt['space_size_kt']} configurations."
+              + (f" Kernel Tuner stopped early: {kt['error']}" if kt["error"] else ""))
+    (out / "summary.md").write_text("\n".join(md) + "\n")
+    print("\n".join(md))
+    return summary
+
+
+def cmd_run(a):
+    out = Path(a.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    a.spec = str(Path(a.spec).resolve())
+    load_spec(a.spec)
+    rc_ada = run_adaexplore(a, out)
+    kt_cmd = [sys.executable, str(Path(__file__).resolve()), "kt", "--spec", a.spec, "--out", str(out),
+              "--budget", str(a.budget), "--time-limit", str(a.time_limit), "--seed", str(a.seed),
+              "--kt-strategy", a.kt_strategy]
+    with open(out / "kt.log", "w") as log:
+        log.write(shlex.join(kt_cmd) + "\n")
+        log.flush()
+        t0 = time.perf_counter()
+        rc_kt = subprocess.run(kt_cmd, stdout=log, stderr=subprocess.STDOUT,
+                               env=dict(os.environ, PYTHONUNBUFFERED="1")).returncode
+    print(f"kernel_tuner: exit {rc_kt} after {time.perf_counter() - t0:.1f} s, process included "
+          f"(log: {out / 'kt.log'})")
+    if not (out / "kt-results.json").exists():
+        print((out / "kt.log").read_text()[-3000:])
+        return 1
+    ada, kt = adaexplore_figures(out), kt_figures(out)
+    winners = {t: f["winner"] for t, f in (("adaexplore", ada), ("kernel_tuner", kt)) if f["winner"]}
+    if winners:
+        remeasure(a, out, winners)
+    summarize(out)
+    return 0 if rc_ada == 0 and rc_kt == 0 else 1
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    def common(s, spec_required=True):
+        s.add_argument("--spec", required=spec_required,
+                       help="the gemm example's spec.json (<build>/_adaexplore/kernels/gemm/spec.json)")
+
+    r = sub.add_parser("run", help="both tunings, the re-measurement and the summary (needs a GPU)")
+    common(r)
+    r.add_argument("--tuner", required=True, help="adaexplore-tuner executable")
+    r.add_argument("--out", required=True, help="folder for results and logs")
+    for s in (r, sub.add_parser("kt", help="the Kernel Tuner tuning alone (run calls it)")):
+        if s is not r:
+            common(s)
+            s.add_argument("--out", required=True)
+        s.add_argument("--budget", type=int, default=100, help="evaluations, both tools (default 100)")
+        s.add_argument("--time-limit", type=float, default=150,
+                       help="seconds per tool after which no new evaluation starts (default 150)")
+        s.add_argument("--seed", type=int, default=1)
+        s.add_argument("--kt-strategy", default="genetic_algorithm", help="Kernel Tuner strategy")
+    r.add_argument("--repeats", type=int, default=5, help="runs of each winner's benchmark (default 5)")
+    s = sub.add_parser("summarize", help="the figures again from the files in --out")
+    s.add_argument("--out", required=True)
+    c = sub.add_parser("check-kt-source", help="no GPU: nvcc -c of gemm_kt.cu per configuration")
+    common(c, spec_required=False)
+    c.add_argument("--all", action="store_true", help="every configuration with <= 1024 threads")
+    c.add_argument("--sample", type=int, default=48)
+    c.add_argument("--jobs", type=int, default=2)
+    common(sub.add_parser("check-kt-space", help="no GPU: Kernel Tuner's search space vs the spec's"))
+    a = p.parse_args()
+    if a.cmd == "summarize":
+        summarize(Path(a.out))
+        return 0
+    return {"run": cmd_run, "kt": cmd_kt, "check-kt-source": cmd_check_kt_source,
+            "check-kt-space": cmd_check_kt_space}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
