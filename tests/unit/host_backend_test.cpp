@@ -326,6 +326,11 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
   ASSERT_TRUE(fs::exists(confirmation));
   const auto c = nlohmann::json::parse(read_file(confirmation));
   EXPECT_EQ(c["rounds"], 2);
+  std::ifstream results(dir_ / "scale.work" / "results.jsonl");
+  std::string first_line;
+  std::getline(results, first_line);  // the header line, with the key
+  EXPECT_EQ(c.value("key", std::string("none")), nlohmann::json::parse(first_line).value("key", std::string()))
+      << c.dump();  // the results key it belongs to
   EXPECT_GE(c["contenders"].size(), 2u) << c.dump();  // same code: within 100 % of each other
   const std::string header = read_file(dir_ / "scale.work" / "scale.hpp");
   ASSERT_EQ(tune(), kExitOk);  // nothing new: the stored verdict again

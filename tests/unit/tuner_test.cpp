@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 namespace adaexplore {
 namespace {
 
@@ -145,6 +147,71 @@ TEST(Tuner, BaselineFirstBudgetExactNoRepeats) {
   for (const auto& o : r.outcomes) failures += o.status == Status::compile_error;
   EXPECT_EQ(r.counts.at("ok"), 30 - failures);
   EXPECT_EQ(backend.measured().size(), 30 - failures);  // failures decided in prepare are not measured
+}
+
+// The streaming pipeline with 4 compile workers: exactly the budget is compiled (no proposal beyond
+// what the budget can take, counting those in flight), none twice, the baseline first.
+TEST(Tuner, PipelineCompilesExactlyTheBudgetAndNothingTwice) {
+  const Space s = space();
+  FakeBackend backend(/*parallelism=*/4, std::chrono::milliseconds(2));
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(23), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 23u);
+  EXPECT_EQ(r.outcomes.front().config, kBaseline);
+  const auto prepared = backend.prepared();
+  EXPECT_EQ(prepared.size(), 23u);
+  EXPECT_EQ(unique_count(prepared), 23u);
+  EXPECT_EQ(r.stop_reason, "budget");
+}
+
+// Several measuring workers (one per GPU): after the baseline, measured alone, up to
+// measure_slots() configurations are measured at once; every outcome is recorded once, the
+// budget holds, the worker that measured each is the one its outcome names.
+class SlottedBackend : public FakeBackend {
+ public:
+  SlottedBackend() : FakeBackend(4) {}
+  std::size_t measure_slots() const override { return 2; }
+  Outcome measure_on(Prepared& p, std::size_t slot) override {
+    const int now = ++active_;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      max_active_ = std::max(max_active_, now);
+      if (p.config == kBaseline) baseline_alone_ = now == 1;
+      slots_.push_back(slot);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    --active_;
+    Outcome o = outcome_for(p.config);
+    o.extra["slot"] = slot;
+    return o;
+  }
+  std::atomic<int> active_{0};
+  std::mutex mutex_;
+  int max_active_ = 0;
+  bool baseline_alone_ = false;
+  std::vector<std::size_t> slots_;
+};
+
+TEST(Tuner, SeveralMeasuringWorkersMeasureAtOnceAfterTheBaseline) {
+  const Space s = space();
+  SlottedBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(15), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 15u);
+  EXPECT_EQ(r.outcomes.front().config, kBaseline);
+  std::vector<Config> configs;
+  for (const auto& o : r.outcomes) configs.push_back(o.config);
+  EXPECT_EQ(unique_count(configs), 15u);
+  EXPECT_TRUE(backend.baseline_alone_);
+  EXPECT_EQ(backend.max_active_, 2);
+  std::size_t measured = 0;
+  for (const auto& o : r.outcomes)
+    if (o.extra.contains("slot")) {
+      ++measured;
+      EXPECT_LT(o.extra["slot"].get<std::size_t>(), 2u);
+    }
+  EXPECT_EQ(measured, backend.slots_.size());
+  EXPECT_EQ(std::set<std::size_t>(backend.slots_.begin(), backend.slots_.end()).size(), 2u);
 }
 
 TEST(Tuner, BestIsTheLowestObjective) {

@@ -39,6 +39,15 @@ class Backend {
   virtual Prepared prepare(const Config& config) = 0;
   /// Runs and times a prepared configuration. Called from one thread, one configuration at a time.
   virtual Outcome measure(Prepared& prepared) = 0;
+  /// Measuring workers: one per GPU the tuning measures on; configurations on different workers
+  /// are measured at the same time, one at a time per worker. 1 (the default): measure() alone.
+  virtual std::size_t measure_slots() const { return 1; }
+  /// measure() on worker `slot` (< measure_slots()), from that worker's own thread; never while
+  /// calibrate() runs (the tuning measures the baseline alone, before any concurrency).
+  virtual Outcome measure_on(Prepared& prepared, std::size_t slot) {
+    (void)slot;
+    return measure(prepared);
+  }
   /// How configurations are run, in words, for the log and the summary ("" when not applicable).
   virtual std::string evaluation_mode() const { return {}; }
   /// Evaluations the backend can prepare concurrently (compile workers); 1 = sequential.

@@ -57,6 +57,9 @@ int run_measure(const MeasureArgs& a) {
     if (!spec.space.satisfies(o.config))
       throw std::runtime_error("--config \"" + label + "\" violates a constraint of " + spec.file.string());
     o.label = spec.space.label(o.config);
+    for (const auto& other : contenders)
+      if (other.config == o.config)
+        throw std::runtime_error("--config \"" + label + "\" is given twice; give each configuration once");
     o.objective = 0;  // no tuning figure: the rounds decide
     contenders.push_back(o);
   }

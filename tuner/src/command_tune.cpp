@@ -24,7 +24,7 @@ struct TuneArgs {
   std::uint64_t seed = 0;
   bool seed_given = false;
   double time_limit_s = -1;
-  int device = 0;
+  std::vector<int> devices = {0};
   bool fresh = false, retune = false, cached = false, quiet = false;
 };
 
@@ -97,10 +97,13 @@ std::vector<Config> database_warm_start(const TuneArgs& a, const Spec& spec, con
 }
 
 // Near-ties decided by interleaved re-measurement (confirm.hpp), not by one sample each. The
-// verdict is kept in <work_dir>/<name>.confirmation.json: a later run that evaluates nothing new
-// (a reconfigure) applies it again while the tuning's best is still among its contenders, so the
-// header stays byte-identical; a run with new evaluations confirms afresh.
-void confirm_winner(const TuneArgs& a, const Spec& spec, Backend& backend, TuneReport& report) {
+// verdict is kept in <work_dir>/<name>.confirmation.json with the results' key: a later run of the
+// same key that evaluates nothing new (a reconfigure) applies it again while the tuning's best is
+// still among its contenders, so the header stays byte-identical; a run with new evaluations
+// confirms afresh (or, with --confirm-rounds 0 or past the time limit, drops the old verdict).
+// `tune --cached` and `header --database` read the database alone: they crown the lowest stored
+// median, which a confirmation may have overruled.
+void confirm_winner(const TuneArgs& a, const Spec& spec, const std::string& key, Backend& backend, TuneReport& report) {
   if (!report.best) return;
   const auto path = default_path(spec, "", spec.name + ".confirmation.json");
   auto apply = [&](const nlohmann::json& c) {
@@ -115,10 +118,11 @@ void confirm_winner(const TuneArgs& a, const Spec& spec, Backend& backend, TuneR
           }
   };
   std::error_code ec;
-  if (report.new_evaluations == 0 || a.confirm_rounds == 0) {
+  if (report.new_evaluations == 0) {
     if (a.confirm_rounds == 0 || !std::filesystem::exists(path, ec)) return;
     try {
       const auto stored = nlohmann::json::parse(read_file(path));
+      if (stored.value("key", std::string()) != key) return;  // another key's verdict
       for (const auto& k : stored.at("contenders"))
         if (k.at("label").get<std::string>() == report.best->label) return apply(stored);
     } catch (const std::exception& e) {
@@ -127,6 +131,7 @@ void confirm_winner(const TuneArgs& a, const Spec& spec, Backend& backend, TuneR
     return;
   }
   std::filesystem::remove(path, ec);
+  if (a.confirm_rounds == 0 || report.stop_reason == "time limit") return;
   ConfirmOptions confirm;
   confirm.rounds = a.confirm_rounds;
   confirm.margin = a.confirm_margin;
@@ -137,8 +142,10 @@ void confirm_winner(const TuneArgs& a, const Spec& spec, Backend& backend, TuneR
             << confirm.margin * 100 << " % of the best, re-measured interleaved in " << confirm.rounds
             << " rounds:" << std::endl;
   for (const auto& line : c.describe()) std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
-  write_file_if_changed(path, c.to_json().dump(2) + "\n");
-  if (c.winner) apply(c.to_json());
+  nlohmann::json verdict = c.to_json();
+  verdict["key"] = key;
+  write_file_if_changed(path, verdict.dump(2) + "\n");
+  if (c.winner) apply(verdict);
 }
 
 int run_tune(const TuneArgs& a) {
@@ -153,14 +160,21 @@ int run_tune(const TuneArgs& a) {
 
   std::unique_ptr<Backend> backend;
   if (spec.backend == "cuda") {
-    const DeviceInfo device = query_device(a.device);
-    if (!device.present) {
-      std::cerr << "adaexplore-tuner tune: no CUDA GPU to tune on: " << device.reason;
-      if (!a.cached) std::cerr << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)";
-      std::cerr << "\n";
-      return kExitNoGpu;
+    std::vector<DeviceInfo> devices;
+    for (int index : a.devices) {
+      const DeviceInfo device = query_device(index);
+      if (!device.present) {
+        std::cerr << "adaexplore-tuner tune: no CUDA GPU " << index << " to tune on: " << device.reason;
+        if (!a.cached) std::cerr << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)";
+        std::cerr << "\n";
+        return kExitNoGpu;
+      }
+      for (const auto& other : devices)
+        if (other.index == device.index)
+          throw std::runtime_error("--device " + std::to_string(index) + " is given twice; give each GPU once");
+      devices.push_back(device);
     }
-    backend = make_cuda_backend(spec, device);
+    backend = make_cuda_backend(spec, devices);
   } else {
     backend = make_host_backend(spec);
   }
@@ -239,7 +253,7 @@ int run_tune(const TuneArgs& a) {
     std::cerr << "\n";
     return kExitTuningFailed;
   }
-  confirm_winner(a, spec, *backend, report);
+  confirm_winner(a, spec, header.key, *backend, report);
   HeaderInfo info;
   info.kernel = spec.name;
   info.name_space = spec.name_space;
@@ -312,9 +326,13 @@ Command register_tune_command(CLI::App& app) {
   sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)");
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
   sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");
-  sub->add_option("--device", a->device,
+  sub->add_option("--device", a->devices,
                   "cuda: CUDA device index to tune on (default 0), recorded in the results with the GPU's UUID and "
-                  "PCI bus id; not part of the key: GPUs of one model share results, other models never");
+                  "PCI bus id; not part of the key: GPUs of one model share results, other models never. Several "
+                  "(--device 0,1): one measuring worker per GPU, configurations measured on them at once after the "
+                  "defaults, each benchmark seeing only its GPU (CUDA_VISIBLE_DEVICES), each outcome naming it "
+                  "(extra.device); the GPUs must be of one model")
+      ->delimiter(',');
   sub->add_flag("--quiet", a->quiet, "no progress lines");
   sub->add_option("--confirm-rounds", a->confirm_rounds,
                   "near-ties: after a tuning with new evaluations, the configurations whose median is within "

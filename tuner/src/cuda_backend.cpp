@@ -3,6 +3,7 @@
 // device's limits before any GPU time is spent (with the launch shape of the spec's "launch"
 // section, when given: threads per block, registers per block, dynamic shared memory); the
 // benchmark times with CUDA events.
+#include <map>
 #include <stdexcept>
 
 #include "backends.hpp"
@@ -40,11 +41,12 @@ DeviceLimits target_limits(const DeviceInfo& device, const std::string& arch) {
 
 class CudaBackend final : public ProgramBackend {
  public:
-  CudaBackend(const Spec& spec, const DeviceInfo& device)
+  CudaBackend(const Spec& spec, const std::vector<DeviceInfo>& devices)
       : ProgramBackend(spec),
-        device_(device),
-        arch_(target_arch(spec, device)),
-        limits_(target_limits(device, arch_)),
+        device_(devices.front()),
+        devices_(devices),
+        arch_(target_arch(spec, devices.front())),
+        limits_(target_limits(devices.front(), arch_)),
         cudart_(cudart_library_for(find_program(spec.compiler.path))) {}
 
   std::string name() const override { return "cuda"; }
@@ -70,6 +72,22 @@ class CudaBackend final : public ProgramBackend {
                                       "-cudart", "shared", "-Xlinker", "--no-undefined", "-DADAEXPLORE_MODULE=1"};
     if (!cudart_.empty()) flags.insert(flags.end(), {"-Xlinker", "-rpath=" + cudart_.parent_path().string()});
     return flags;
+  }
+
+  std::size_t measure_slots() const override { return devices_.size(); }
+
+  // The slot's GPU alone visible to its benchmark (by UUID: right whatever CUDA_VISIBLE_DEVICES the
+  // tuner itself was given), so the harness's device 0 is the one the tuning names. A tuning on
+  // device 0 alone leaves the environment as it is (the benchmark's device 0 is already it).
+  std::map<std::string, std::string> slot_environment(std::size_t slot) const override {
+    const DeviceInfo& d = devices_.at(slot);
+    if (!d.present || d.uuid.empty() || (devices_.size() == 1 && d.index == 0)) return {};
+    return {{"CUDA_VISIBLE_DEVICES", d.uuid}};
+  }
+  nlohmann::json slot_device(std::size_t slot) const override {
+    const DeviceInfo& d = devices_.at(slot);
+    if (!d.present) return nullptr;
+    return {{"index", d.index}, {"uuid", d.uuid}, {"pci_bus_id", d.pci_bus_id}};
   }
 
   std::vector<std::string> runner_arguments() const override {
@@ -115,7 +133,8 @@ class CudaBackend final : public ProgramBackend {
     return o;
   }
 
-  DeviceInfo device_;
+  DeviceInfo device_;                // the first of devices_: limits, key, architecture
+  std::vector<DeviceInfo> devices_;  // one measuring worker each (same model)
   std::string arch_;
   DeviceLimits limits_;
   std::filesystem::path cudart_;  // the compiler's toolkit's libcudart.so; empty when not found
@@ -124,7 +143,19 @@ class CudaBackend final : public ProgramBackend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cuda_backend(const Spec& spec, const DeviceInfo& device) {
-  return std::make_unique<CudaBackend>(spec, device);
+  return std::make_unique<CudaBackend>(spec, std::vector<DeviceInfo>{device});
+}
+
+std::unique_ptr<Backend> make_cuda_backend(const Spec& spec, const std::vector<DeviceInfo>& devices) {
+  if (devices.empty()) throw std::invalid_argument("make_cuda_backend: no device");
+  for (const auto& d : devices)
+    if (d.name != devices.front().name || d.compute_capability() != devices.front().compute_capability())
+      throw std::runtime_error("cuda backend: GPU " + std::to_string(devices.front().index) + " (" +
+                               devices.front().name + ", compute capability " + devices.front().compute_capability() +
+                               ") and GPU " + std::to_string(d.index) + " (" + d.name + ", compute capability " +
+                               d.compute_capability() + ") are different models: a tuning measures on GPUs of one "
+                               "model; tune each model separately (--device)");
+  return std::make_unique<CudaBackend>(spec, devices);
 }
 
 }  // namespace adaexplore

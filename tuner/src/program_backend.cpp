@@ -186,7 +186,10 @@ Prepared ProgramBackend::prepare(const Config& config) {
     std::call_once(runner_started_, [this] {
       std::vector<std::string> command = runner_command_;
       for (const auto& a : runner_arguments()) command.push_back(a);
-      runner_ = std::make_unique<Runner>(command, spec_.work_dir / "runner.err");
+      for (std::size_t slot = 0; slot < measure_slots(); ++slot)
+        runners_.push_back(std::make_unique<Runner>(
+            command, spec_.work_dir / (slot ? "runner-" + std::to_string(slot) + ".err" : std::string("runner.err")),
+            slot_environment(slot)));
     });
   const auto start = std::chrono::steady_clock::now();
   render(config, prepared.directory);
@@ -253,25 +256,39 @@ std::vector<std::string> ProgramBackend::run_arguments(const fs::path& record) c
   return argv;
 }
 
-Outcome ProgramBackend::measure(Prepared& prepared) {
+Outcome ProgramBackend::measure(Prepared& prepared) { return measure_on(prepared, 0); }
+
+Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
   const fs::path record = prepared.directory / "result.json";
   std::error_code ec;
   fs::remove(record, ec);  // a record from an earlier tuning must not answer for this run
   ProcessResult run;
   std::optional<double> load_ms;
-  if (runner_) {
-    const RunnerReply reply = runner_->run({prepared.executable, run_arguments(record), prepared.directory,
+  std::string load_error;
+  double start_ms = 0;
+  if (slot < runners_.size()) {
+    const RunnerReply reply = runners_[slot]->run({prepared.executable, run_arguments(record), prepared.directory,
                                             prepared.directory / "run.out", prepared.directory / "run.err"},
                                            run_limit_.seconds);
     run = reply.process;
     load_ms = reply.load_ms;
+    load_error = reply.load_error;
+    start_ms = reply.start_ms;
   } else {
     std::vector<std::string> argv = {prepared.executable.string()};
     for (const auto& a : run_arguments(record)) argv.push_back(a);
-    run = run_process(argv, logged_options(prepared.directory, "run", run_limit_.seconds));
+    ProcessOptions options = logged_options(prepared.directory, "run", run_limit_.seconds);
+    options.environment = slot_environment(slot);
+    run = run_process(argv, options);
   }
-  Outcome outcome = benchmark_outcome(run, record, run_limit_.seconds);
+  // A module dlopen cannot load (an unresolved symbol, a main without (argc, argv)) is a build
+  // problem: compile_error with the loader's message first.
+  Outcome outcome = load_error.empty()
+                        ? benchmark_outcome(run, record, run_limit_.seconds)
+                        : process_failure(Status::compile_error, "the benchmark module could not be loaded: " + load_error, run);
   if (load_ms) outcome.stage_ms["load"] = *load_ms;
+  if (start_ms > 0) outcome.stage_ms["runner_start"] = start_ms;
+  if (const auto where = slot_device(slot); !where.is_null()) outcome.extra["device"] = where;
   if (outcome.status == Status::timeout) {  // the first line stays the signature of the failure
     const std::size_t end = std::min(outcome.message.find('\n'), outcome.message.size());
     outcome.message.insert(end, "\n  limit: " + run_limit_.derivation);

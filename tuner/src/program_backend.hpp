@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -55,6 +56,8 @@ class ProgramBackend : public Backend {
   /// Runs the benchmark (spec run args, time limit), classifies the run (program_outcome.hpp),
   /// removes the executable. A timeout's message says the limit and its derivation (second line).
   Outcome measure(Prepared& prepared) final;
+  /// measure() on worker `slot`: its own runner (or process) with slot_environment(slot).
+  Outcome measure_on(Prepared& prepared, std::size_t slot) final;
   /// Derives the run time limit of later runs from the defaults' run wall time
   /// (baseline.stage_ms["run"]); see derive_run_limit. Called between measure() calls.
   void calibrate(const Outcome& baseline) final;
@@ -67,7 +70,11 @@ class ProgramBackend : public Backend {
   ~ProgramBackend() override;
   /// Runner processes started so far (1 + restarts after crashes, time-outs, sticky errors); 0 in
   /// process-per-evaluation mode or before the first prepare().
-  std::size_t runner_starts() const { return runner_ ? runner_->starts() : 0; }
+  std::size_t runner_starts() const {
+    std::size_t n = 0;
+    for (const auto& r : runners_) n += r ? r->starts() : 0;
+    return n;
+  }
 
  protected:
   /// Throws std::runtime_error when the compiler or the harness cannot be found.
@@ -88,6 +95,16 @@ class ProgramBackend : public Backend {
   virtual std::vector<std::string> module_flags() const = 0;
   /// The runner's extra arguments (cuda: --cudart <libcudart.so of the compiler's toolkit>).
   virtual std::vector<std::string> runner_arguments() const { return {}; }
+  /// Variables set for the benchmark measured on worker `slot` (cuda: CUDA_VISIBLE_DEVICES = the
+  /// slot's GPU, by UUID); also where its outcome says it was measured (extra.device).
+  virtual std::map<std::string, std::string> slot_environment(std::size_t slot) const {
+    (void)slot;
+    return {};
+  }
+  virtual nlohmann::json slot_device(std::size_t slot) const {
+    (void)slot;
+    return nullptr;
+  }
 
  private:
   std::filesystem::path eval_directory(const Config& config) const;
@@ -105,7 +122,7 @@ class ProgramBackend : public Backend {
   std::vector<std::string> runner_command_;  // empty: one process per evaluation
   std::string mode_;
   std::once_flag runner_started_;
-  std::unique_ptr<Runner> runner_;  // started by the first prepare(), used by measure()
+  std::vector<std::unique_ptr<Runner>> runners_;  // one per measure slot, started by the first prepare()
 };
 
 }  // namespace adaexplore

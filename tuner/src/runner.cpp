@@ -2,6 +2,7 @@
 // pipes; poll(2) on the reply pipe for the time limit.
 #include "runner.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -26,6 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr double kStartLimitS = 120;  // a runner's start: process and CUDA context
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -43,6 +45,7 @@ std::string read_text(const fs::path& p, std::size_t limit = 64 * 1024) {
 struct Runner::Impl {
   std::vector<std::string> command;
   fs::path log_file;
+  std::map<std::string, std::string> environment;
   std::unique_ptr<bp::opstream> to_runner;
   std::unique_ptr<bp::ipstream> from_runner;
   std::unique_ptr<bp::group> group;
@@ -54,6 +57,28 @@ struct Runner::Impl {
     return child && child->running(ec);
   }
 
+  enum class Read { line, ended, timed_out };
+  // One line from the runner within `timeout_s` (0: none). Polls in slices of at most 200 ms and
+  // checks between them that the runner lives: a process the runner or a module started may hold a
+  // copy of the pipe's write end, so its end of file can come late or never.
+  Read read_line(std::string& line, double timeout_s) {
+    const int fd = from_runner->pipe().native_source();
+    const auto start = Clock::now();
+    while (true) {
+      const double left_ms = timeout_s > 0 ? timeout_s * 1000.0 - ms_since(start) : 200;
+      if (left_ms <= 0) return Read::timed_out;
+      pollfd pfd{fd, POLLIN, 0};
+      const int ready = ::poll(&pfd, 1, static_cast<int>(std::min(200.0, left_ms)) + 1);
+      if (ready > 0) return std::getline(*from_runner, line) ? Read::line : Read::ended;  // end of file: it died
+      if (!running()) {  // died; read what it may have written last
+        pollfd last{fd, POLLIN, 0};
+        if (::poll(&last, 1, 0) > 0 && std::getline(*from_runner, line)) return Read::line;
+        return Read::ended;
+      }
+    }
+  }
+  bool ready = false;  // the runner said it is ready
+
   void start() {
     stop(/*kill=*/true);
     to_runner = std::make_unique<bp::opstream>();
@@ -61,14 +86,17 @@ struct Runner::Impl {
     group = std::make_unique<bp::group>();
     std::error_code ec;
     std::vector<std::string> args(command.begin() + 1, command.end());
+    bp::environment env = boost::this_process::environment();
+    for (const auto& [k, v] : environment) env[k] = v;
     child = std::make_unique<bp::child>(command.front(), bp::args(args), bp::std_in<*to_runner,
                                         bp::std_out> * from_runner,
-                                        bp::std_err > log_file.string(), *group, ec);
+                                        bp::std_err > log_file.string(), env, *group, ec);
     if (ec) {
       child.reset();
       throw std::runtime_error("cannot start the benchmark runner " + command.front() + ": " + ec.message());
     }
     ++starts;
+    ready = false;
   }
 
   // Ends the runner: closing its stdin lets it leave its loop; `kill` (or a runner that does not
@@ -103,11 +131,13 @@ struct Runner::Impl {
   }
 };
 
-Runner::Runner(std::vector<std::string> command, fs::path log_file) : impl_(std::make_unique<Impl>()) {
+Runner::Runner(std::vector<std::string> command, fs::path log_file, std::map<std::string, std::string> environment)
+    : impl_(std::make_unique<Impl>()) {
   if (command.empty()) throw std::invalid_argument("Runner: empty command");
   std::signal(SIGPIPE, SIG_IGN);  // a runner that died must not take the tuner with it on write
   impl_->command = std::move(command);
   impl_->log_file = std::move(log_file);
+  impl_->environment = std::move(environment);
   impl_->start();
 }
 
@@ -126,20 +156,22 @@ RunnerReply Runner::run(const RunnerRequest& request, double timeout_s) {
                                   {"directory", request.directory.string()},
                                   {"stdout", request.stdout_file.string()},
                                   {"stderr", request.stderr_file.string()}};
+  // A fresh runner first says it is ready (its CUDA context made): that start is not the
+  // configuration's time (start_ms), and at most kStartLimitS.
+  std::string line;
+  if (!impl_->ready) {
+    const auto started = Clock::now();
+    if (impl_->read_line(line, kStartLimitS) == Impl::Read::line) impl_->ready = true;
+    reply.start_ms = ms_since(started);
+  }
   const auto start = Clock::now();
   *impl_->to_runner << message.dump() << '\n' << std::flush;
 
-  const int fd = impl_->from_runner->pipe().native_source();
   enum class End { answered, died, timed_out } end = End::timed_out;
-  std::string line;
-  while (true) {
-    const double left_ms = timeout_s > 0 ? timeout_s * 1000.0 - ms_since(start) : -1;
-    if (timeout_s > 0 && left_ms <= 0) break;
-    pollfd pfd{fd, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, timeout_s > 0 ? static_cast<int>(left_ms) + 1 : -1);
-    if (ready <= 0) continue;  // interrupted, or re-check the time left
-    end = std::getline(*impl_->from_runner, line) ? End::answered : End::died;  // end of file: it died
-    break;
+  switch (impl_->read_line(line, timeout_s)) {
+    case Impl::Read::line: end = End::answered; break;
+    case Impl::Read::ended: end = End::died; break;
+    case Impl::Read::timed_out: end = End::timed_out; break;
   }
   p.wall_ms = ms_since(start);
 

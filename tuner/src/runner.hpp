@@ -10,6 +10,7 @@
 //   request, one JSON line on the runner's stdin:
 //     {"module": ".../benchmark.so", "args": ["--adaexplore-result", ...], "directory": "...",
 //      "stdout": ".../run.out", "stderr": ".../run.err"}
+//   first, once: {"ready": true} when the runner has started (its CUDA context made);
 //   reply, one JSON line on the runner's stdout (a copy of fd 1 taken at start; fd 1 and 2 are
 //   redirected to the request's files while the module runs):
 //     {"exit_code": 0, "load_ms": 3.1, "main_ms": 812.0, "unload_ms": 0.4,
@@ -23,6 +24,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,7 +48,7 @@ struct RunnerReply {
   double load_ms = 0;    // dlopen (CUDA registers the module's kernels here)
   double main_ms = 0;    // the module's main, from call to return
   double unload_ms = 0;  // dlclose
-  double start_ms = 0;   // runner start (process and CUDA context) paid by this request, else 0
+  double start_ms = 0;   // waiting for a fresh runner's start (process, CUDA context), outside the limit
   bool context_lost = false;  // the runner exits after this reply (sticky CUDA error, death, time-out)
   std::string load_error;     // dlopen/dlsym failure (the module never ran)
 };
@@ -57,7 +59,9 @@ class Runner {
   /// `command`: the runner's argv (e.g. {"/path/adaexplore-tuner", "runner", "--cudart", lib}).
   /// `log_file`: the runner's own stderr outside requests. The process starts at once (so the
   /// CUDA context is created while the first configurations compile) and again after each death.
-  Runner(std::vector<std::string> command, std::filesystem::path log_file);
+  /// `environment`: variables set for the runner (e.g. CUDA_VISIBLE_DEVICES), added to the tuner's.
+  Runner(std::vector<std::string> command, std::filesystem::path log_file,
+         std::map<std::string, std::string> environment = {});
   ~Runner();
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;

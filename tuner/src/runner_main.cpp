@@ -2,11 +2,16 @@
 // the tuner starts it, nobody else needs to.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <csignal>
+
+#include <thread>
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -133,13 +138,24 @@ using Entry = int (*)(int, char**);
 
 int runner_main(const std::string& cudart) {
   // The reply channel is the stdout the tuner gave us; fd 1 itself goes to each request's file.
-  const int replies = ::dup(1);
-  const int own_stderr = ::dup(2);
+  // Gone with the tuner, even while a module hangs in a kernel: a runner left behind would hold
+  // the GPU. (Not PR_SET_PDEATHSIG: it fires when the thread that started the runner ends, and the
+  // tuner starts runners from its compile workers.)
+  const pid_t parent = ::getppid();
+  std::thread([parent] {
+    while (::getppid() == parent) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::_Exit(0);
+  }).detach();
+  // Kept from the programs the modules start (close-on-exec), so that the runner's end of file
+  // reaches the tuner when it dies.
+  const int replies = ::fcntl(1, F_DUPFD_CLOEXEC, 3);
+  const int own_stderr = ::fcntl(2, F_DUPFD_CLOEXEC, 3);
   if (replies < 0 || own_stderr < 0 || !redirect(1, "")) {
     std::perror("adaexplore runner: cannot set up its file descriptors");
     return 70;
   }
   const CudaRuntime cuda(cudart);
+  write_all(replies, "{\"ready\": true}\n");
   std::string line;
   while (std::getline(std::cin, line)) {
     nlohmann::json reply = {{"exit_code", 0}, {"load_ms", 0.0}, {"main_ms", 0.0}, {"unload_ms", 0.0},

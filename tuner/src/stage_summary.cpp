@@ -20,7 +20,9 @@ std::size_t pipeline_rank(const std::string& stage) {
   return static_cast<std::size_t>(std::find(begin, end, stage) - begin);
 }
 
-bool runs_in_parallel(const std::string& stage) { return stage == "render" || stage == "compile"; }
+bool runs_in_parallel(const std::string& stage) {
+  return stage == "render" || stage == "compile" || stage == "link";
+}
 
 StageFigures figures(const std::string& name, const std::vector<double>& ms, double wall_ms) {
   StageFigures f;

@@ -44,7 +44,7 @@ struct StageSummary {
 };
 
 /// The known stages, in the order an evaluation passes them.
-inline constexpr const char* kStagePipeline[] = {"render", "compile", "load",    "setup",
+inline constexpr const char* kStagePipeline[] = {"render", "compile", "link",    "runner_start", "load", "setup",
                                                  "verify", "warmup",  "measure", "run"};
 
 /// Summarizes the stage times of `fresh` (the outcomes evaluated by this tuning, not resumed

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <future>
 #include <ostream>
 #include <unordered_set>
@@ -16,12 +17,12 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-Outcome evaluate_prepared(Backend& backend, Prepared prepared, const Space& space) {
+Outcome evaluate_prepared(Backend& backend, Prepared prepared, const Space& space, std::size_t slot = 0) {
   Outcome o;
   if (prepared.failure) {
     o = *prepared.failure;
   } else {
-    o = backend.measure(prepared);
+    o = backend.measure_on(prepared, slot);
   }
   o.config = prepared.config;
   o.label = space.label(prepared.config);
@@ -57,21 +58,32 @@ class Loop {
     adopt_arrivals_ = options_.evaluate_baseline;
     // The baseline first, then the warm start, then the strategy's proposals, through one pipeline:
     // measured in this order, compiled up to parallelism() ahead (see pump()).
-    if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) enqueue({baseline});
+    if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) {
+      enqueue({baseline});
+      baseline_pending_ = !queue_.empty();
+    }
     std::size_t printed = report_.outcomes.size() + queue_.size();  // a progress line per batch after the baseline
     enqueue_warm_start();
     while (true) {
-      if (remaining() == 0) {
-        report_.stop_reason = "budget";
-        break;
+      if (remaining() <= measuring_.size()) {  // the budget is spent once those measuring now are in
+        finish_measuring();
+        if (remaining() == 0) {
+          report_.stop_reason = "budget";
+          break;
+        }
+        continue;
       }
-      if (options_.time_limit_s > 0 && seconds_since(start_) >= options_.time_limit_s) {
+      if (over_time()) {
         report_.stop_reason = "time limit";
         break;
       }
       feed();
       if (pending_.empty()) {
-        report_.stop_reason = "space exhausted";
+        if (!measuring_.empty()) {  // their outcomes may lead the strategy to new proposals
+          finish_measuring();
+          continue;
+        }
+        report_.stop_reason = over_time() ? "time limit" : "space exhausted";
         break;
       }
       measure_next();
@@ -80,6 +92,7 @@ class Loop {
         printed = report_.outcomes.size();
       }
     }
+    finish_measuring();  // what the GPUs are measuring still counts
     drain();
     if (report_.outcomes.size() > printed) print_progress();
     report_.best = best_of(report_.outcomes);
@@ -93,9 +106,10 @@ class Loop {
   std::size_t remaining() const {
     return report_.outcomes.size() >= options_.budget ? 0 : options_.budget - report_.outcomes.size();
   }
-  // Past the time limit, once something was measured (the baseline always is).
+  // Past the time limit, once something was measured and the baseline is in (it always is measured).
   bool over_time() const {
-    return options_.time_limit_s > 0 && seconds_since(start_) >= options_.time_limit_s && !report_.outcomes.empty();
+    return options_.time_limit_s > 0 && seconds_since(start_) >= options_.time_limit_s && !report_.outcomes.empty() &&
+           !baseline_pending_;
   }
   std::size_t batch_size() const {
     return options_.batch ? options_.batch : std::max<std::size_t>(8, 2 * backend_.parallelism());
@@ -110,6 +124,12 @@ class Loop {
   // then made without the outcomes of the configurations still in flight (at most parallelism()),
   // which are never proposed twice.
   std::size_t ahead() const { return std::max<std::size_t>(1, backend_.parallelism()); }
+  // Measuring workers (Backend::measure_slots: one per GPU). With more than one, configurations
+  // are measured at once, one per worker, once the baseline is in (it is measured alone: it
+  // calibrates the backend and is the reference of `slow`); outcomes are recorded in the order
+  // their measurements started.
+  std::size_t slots() const { return std::max<std::size_t>(1, backend_.measure_slots()); }
+  bool concurrent() const { return slots() > 1 && !baseline_pending_; }
 
   void enqueue(const std::vector<Config>& configs) {
     for (const auto& c : configs)
@@ -119,9 +139,11 @@ class Loop {
       }
   }
 
+  // in_flight_ holds every configuration proposed and not yet recorded or dropped: queued,
+  // compiling, measuring; none is proposed twice, and the budget counts them.
   void refill() {
     if (!queue_.empty() || pending_.size() >= ahead()) return;
-    const std::size_t flight = pending_.size();
+    const std::size_t flight = in_flight_.size();
     if (remaining() <= flight) return;
     enqueue(strategy_.propose(std::min(remaining() - flight, batch_size())));
   }
@@ -142,23 +164,59 @@ class Loop {
     }
   }
 
+  // A prepared configuration that will not be measured: out of flight, its artifact removed.
+  void drop(const Prepared& p) {
+    in_flight_.erase(p.config);
+    std::error_code ec;
+    if (!p.executable.empty()) std::filesystem::remove(p.executable, ec);
+  }
+
   void measure_next() {
     Prepared p = pending_.front().get();
     pending_.pop_front();
-    in_flight_.erase(p.config);
     if (ahead() > 1) feed();  // the freed compile slot starts the next one while this one is measured
-    if (over_time()) return;  // start and measure nothing more
-    // Another process sharing the results file measured it, or used up the budget, meanwhile.
-    if (seen_.count(p.config) || remaining() == 0) return;
-    Outcome o = evaluate_prepared(backend_, std::move(p), space_);
+    // Past the time limit, nothing more starts. Another process sharing the results file measured
+    // it, or used up the budget, meanwhile.
+    if (over_time() || seen_.count(p.config) || remaining() <= measuring_.size()) return drop(p);
+    if (!concurrent()) {
+      finish_measuring();
+      const Config config = p.config;
+      Outcome o = evaluate_prepared(backend_, std::move(p), space_);
+      in_flight_.erase(config);
+      classify_slow(o);
+      record(o, /*fresh=*/true);
+      check_setup();
+      return;
+    }
+    if (measuring_.size() >= slots()) finish_oldest();
+    std::size_t slot = 0;
+    while (slot_busy_.size() > slot && slot_busy_[slot]) ++slot;
+    if (slot_busy_.size() <= slot) slot_busy_.resize(slot + 1, false);
+    slot_busy_[slot] = true;
+    const Config config = p.config;
+    measuring_.push_back({config, slot, std::async(std::launch::async, [this, p = std::move(p), slot]() mutable {
+                            return evaluate_prepared(backend_, std::move(p), space_, slot);
+                          })});
+  }
+
+  void finish_oldest() {
+    Measuring m = std::move(measuring_.front());
+    measuring_.pop_front();
+    Outcome o = m.outcome.get();
+    slot_busy_[m.slot] = false;
+    in_flight_.erase(m.config);
     classify_slow(o);
     record(o, /*fresh=*/true);
     check_setup();
   }
 
+  void finish_measuring() {
+    while (!measuring_.empty()) finish_oldest();
+  }
+
   // Waits for the compiles still running (budget or time limit reached); nothing more is measured.
   void drain() {
-    for (auto& f : pending_) f.wait();
+    for (auto& f : pending_) drop(f.get());
     pending_.clear();
     queue_.clear();
     in_flight_.clear();
@@ -190,6 +248,7 @@ class Loop {
   void record(const Outcome& o, bool fresh) {
     seen_.insert(o.config);
     report_.outcomes.push_back(o);
+    if (o.config == baseline_) baseline_pending_ = false;
     if (adopt_arrivals_ && !report_.baseline && o.config == baseline_) {
       report_.baseline = o;
       adopt_baseline();
@@ -275,6 +334,14 @@ class Loop {
   bool adopt_arrivals_ = true;  // record() adopts the baseline's outcome (see run())
   std::vector<Outcome> fresh_;   // the outcomes evaluated by this tuning, in order
   bool same_timing_warned_ = false;
+  struct Measuring {
+    Config config;
+    std::size_t slot;
+    std::future<Outcome> outcome;
+  };
+  std::deque<Measuring> measuring_;  // on the measuring workers, in start order (concurrent() only)
+  std::vector<bool> slot_busy_;
+  bool baseline_pending_ = false;    // the baseline is queued and not yet recorded
   std::deque<Config> queue_;                          // proposed, not yet compiling
   std::deque<std::future<Prepared>> pending_;         // compiling, in measurement order
   std::unordered_set<Config, ConfigHash> in_flight_;  // in queue_ or pending_
