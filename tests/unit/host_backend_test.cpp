@@ -322,7 +322,7 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
     return run_selected_command(app);
   };
   ASSERT_EQ(tune(), kExitOk);
-  const fs::path confirmation = dir_ / "scale.work" / "scale.confirmation.json";
+  const fs::path confirmation = dir_ / "scale.work" / "results.jsonl.confirmation.json";
   ASSERT_TRUE(fs::exists(confirmation));
   const auto c = nlohmann::json::parse(read_file(confirmation));
   EXPECT_EQ(c["rounds"], 2);
@@ -336,6 +336,36 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
   ASSERT_EQ(tune(), kExitOk);  // nothing new: the stored verdict again
   EXPECT_EQ(read_file(dir_ / "scale.work" / "scale.hpp"), header);
   EXPECT_EQ(read_file(confirmation), c.dump(2) + "\n");
+}
+
+// With a tuning database the verdict is kept beside the key's file: `tune --cached` writes the
+// header `tune` wrote, winner and figure included.
+TEST_P(HostBackendTest, TuneCachedCrownsTheConfirmedWinner) {
+  if (runner()) GTEST_SKIP() << "the same in both modes; run once";
+  nlohmann::json j = spec_json();
+  j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
+  j["budget"] = {{"evaluations", 3}};
+  j["strategy"] = "random";
+  write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  auto tune = [&](std::vector<std::string> extra) {
+    CLI::App app;
+    register_commands(app);
+    std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string(), "--quiet", "--database",
+                                     (dir_ / "db").string(), "--confirm-rounds", "2", "--confirm-margin", "1.0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    return run_selected_command(app);
+  };
+  ASSERT_EQ(tune({"--header", (dir_ / "tuned.hpp").string()}), kExitOk);
+  std::size_t verdicts = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir_ / "db"))
+    verdicts += e.path().string().size() > 18 &&
+                e.path().string().compare(e.path().string().size() - 18, 18, ".confirmation.json") == 0;
+  EXPECT_EQ(verdicts, 1u);
+  ASSERT_EQ(tune({"--cached", "--header", (dir_ / "cached.hpp").string()}), kExitOk);
+  EXPECT_EQ(read_file(dir_ / "cached.hpp"), read_file(dir_ / "tuned.hpp"));
 }
 
 // Benchmark::once: the reference is computed once per runner (then copied: every configuration

@@ -35,7 +35,7 @@ int run_header(const HeaderArgs& a) {
     const DeviceChoice& c = sel.chosen.front();
     text = render_header(
         spec.space, c.best.config,
-        stored_header_info(spec, c.results, c.results.header.strategy, c.results.header.seed));
+        stored_header_info(spec, c.results, c.results.header.strategy, c.results.header.seed, c.file));
     summary = "one device: " + c.results.header.device.value("name", std::string("unknown device"));
     if (!c.why.empty()) summary += " (" + c.why + ")";
   } else {
@@ -43,7 +43,7 @@ int run_header(const HeaderArgs& a) {
     for (const auto& c : sel.chosen) {
       entries.push_back(
           {c.compute_capability, c.best.config,
-           stored_header_info(spec, c.results, c.results.header.strategy, c.results.header.seed),
+           stored_header_info(spec, c.results, c.results.header.strategy, c.results.header.seed, c.file),
            c.why});
       summary += (summary.empty() ? "" : ", ") + std::string("sm_") +
                  std::to_string(c.compute_capability) + " " +

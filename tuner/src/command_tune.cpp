@@ -69,13 +69,13 @@ int run_cached(const TuneArgs& a, const Spec& spec, const ResultsHeader& header,
     throw ResultsError(path.string() + ":1: holds key " + stored.header.key + ", this tuning has key " + header.key +
                        "; move it aside (" + move_aside_command(path) + ")");
   print_warnings(stored.warnings);
-  const auto best = best_of(stored.outcomes);
+  const auto best = confirmed_best(path, header.key, stored.outcomes);  // the tuning's near-tie verdict too
   if (!best) {
     std::cerr << where << " holds " << stored.outcomes.size() << " evaluations for " << key_words
               << ", none successful; no header written\n";
     return kExitNoResult;
   }
-  const HeaderInfo info = stored_header_info(spec, stored, spec.strategy, spec.seed);
+  const HeaderInfo info = stored_header_info(spec, stored, spec.strategy, spec.seed, path);
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   const bool wrote = write_file_if_changed(header_path, render_header(spec.space, best->config, info));
   std::cout << "[adaexplore] " << spec.name << ": cached: best " << best->label << " " << *best->objective << " ms ("
@@ -97,39 +97,20 @@ std::vector<Config> database_warm_start(const TuneArgs& a, const Spec& spec, con
 }
 
 // Near-ties decided by interleaved re-measurement (confirm.hpp), not by one sample each. The
-// verdict is kept in <work_dir>/<name>.confirmation.json with the results' key: a later run of the
-// same key that evaluates nothing new (a reconfigure) applies it again while the tuning's best is
-// still among its contenders, so the header stays byte-identical; a run with new evaluations
-// confirms afresh (or, with --confirm-rounds 0 or past the time limit, drops the old verdict).
-// `tune --cached` and `header --database` read the database alone: they crown the lowest stored
-// median, which a confirmation may have overruled.
-void confirm_winner(const TuneArgs& a, const Spec& spec, const std::string& key, Backend& backend, TuneReport& report) {
+// verdict is kept beside the results file (confirmation_path: <results>.confirmation.json, in the
+// tuning database too) with the results' key: a later run of the same key that evaluates nothing
+// new (a reconfigure), `tune --cached` and `header --database` crown the same winner with the same
+// figure (confirmed_best), so the header stays byte-identical; a run with new evaluations confirms
+// afresh (or, with --confirm-rounds 0 or past the time limit, drops the old verdict).
+void confirm_winner(const TuneArgs& a, const Spec& spec, const std::filesystem::path& results, const std::string& key,
+                    Backend& backend, TuneReport& report) {
   if (!report.best) return;
-  const auto path = default_path(spec, "", spec.name + ".confirmation.json");
-  auto apply = [&](const nlohmann::json& c) {
-    for (const auto& k : c.at("contenders"))
-      if (k.value("winner", false))
-        for (const auto& o : report.outcomes)
-          if (o.label == k.at("label").get<std::string>() && is_success(o.status)) {
-            report.best = o;
-            report.best->objective = k.at("median_ms").get<double>();
-            report.best->extra["confirmation"] = c;
-            return;
-          }
-  };
-  std::error_code ec;
+  const auto path = confirmation_path(results);
   if (report.new_evaluations == 0) {
-    if (a.confirm_rounds == 0 || !std::filesystem::exists(path, ec)) return;
-    try {
-      const auto stored = nlohmann::json::parse(read_file(path));
-      if (stored.value("key", std::string()) != key) return;  // another key's verdict
-      for (const auto& k : stored.at("contenders"))
-        if (k.at("label").get<std::string>() == report.best->label) return apply(stored);
-    } catch (const std::exception& e) {
-      std::cerr << "[adaexplore] " << spec.name << ": warning: ignoring " << path.string() << ": " << e.what() << "\n";
-    }
+    report.best = confirmed_best(results, key, report.outcomes);
     return;
   }
+  std::error_code ec;
   std::filesystem::remove(path, ec);
   if (a.confirm_rounds == 0 || report.stop_reason == "time limit") return;
   ConfirmOptions confirm;
@@ -145,7 +126,7 @@ void confirm_winner(const TuneArgs& a, const Spec& spec, const std::string& key,
   nlohmann::json verdict = c.to_json();
   verdict["key"] = key;
   write_file_if_changed(path, verdict.dump(2) + "\n");
-  if (c.winner) apply(verdict);
+  report.best = confirmed_best(results, key, report.outcomes);
 }
 
 int run_tune(const TuneArgs& a) {
@@ -253,7 +234,7 @@ int run_tune(const TuneArgs& a) {
     std::cerr << "\n";
     return kExitTuningFailed;
   }
-  confirm_winner(a, spec, header.key, *backend, report);
+  confirm_winner(a, spec, results_path, header.key, *backend, report);
   HeaderInfo info;
   info.kernel = spec.name;
   info.name_space = spec.name_space;
@@ -337,8 +318,9 @@ Command register_tune_command(CLI::App& app) {
   sub->add_option("--confirm-rounds", a->confirm_rounds,
                   "near-ties: after a tuning with new evaluations, the configurations whose median is within "
                   "--confirm-margin of the best one's (at most 4) are measured again, interleaved, this many "
-                  "rounds; the lowest median of round medians wins (written to <work_dir>/<name>.confirmation.json; "
-                  "the results file keeps the tuning's measurements). 0 = off")
+                  "rounds; the lowest median of round medians wins (written beside the results file as "
+                  "<results>.confirmation.json, also read by --cached and `header`; the results file keeps the "
+                  "tuning's measurements). 0 = off")
       ->default_val(3);
   sub->add_option("--confirm-margin", a->confirm_margin,
                   "near-tie margin as a fraction of the best median (0.03 = 3 %)")

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <future>
 
+#include "render.hpp"
 #include "tuner.hpp"
 
 namespace adaexplore {
@@ -85,6 +86,36 @@ Confirmation confirm_near_ties(Backend& backend, const std::vector<Outcome>& con
   }
   c.changed = c.winner && *c.winner != 0;
   return c;
+}
+
+std::filesystem::path confirmation_path(const std::filesystem::path& results_file) {
+  return results_file.string() + ".confirmation.json";
+}
+
+std::optional<Outcome> confirmed_best(const std::filesystem::path& results_file, const std::string& key,
+                                      const std::vector<Outcome>& outcomes) {
+  const auto best = best_of(outcomes);
+  const auto path = confirmation_path(results_file);
+  std::error_code ec;
+  if (!best || !std::filesystem::exists(path, ec)) return best;
+  try {
+    const auto verdict = nlohmann::json::parse(read_file(path));
+    if (verdict.value("key", std::string()) != key) return best;  // another key's verdict
+    bool contender = false;
+    for (const auto& k : verdict.at("contenders")) contender = contender || k.at("label").get<std::string>() == best->label;
+    if (!contender) return best;  // the tuning went on since: a newer best
+    for (const auto& k : verdict.at("contenders"))
+      if (k.value("winner", false))
+        for (const auto& o : outcomes)
+          if (o.label == k.at("label").get<std::string>() && is_success(o.status)) {
+            Outcome winner = o;
+            winner.objective = k.at("median_ms").get<double>();
+            winner.extra["confirmation"] = verdict;
+            return winner;
+          }
+  } catch (const std::exception&) {
+  }
+  return best;
 }
 
 nlohmann::json Confirmation::to_json() const {

@@ -1,5 +1,7 @@
 #include "database.hpp"
 
+#include "confirm.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -202,7 +204,7 @@ WarmStart warm_start(const std::vector<StoredKey>& keys, const std::string& curr
 }
 
 HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results,
-                              const std::string& strategy, std::uint64_t seed) {
+                              const std::string& strategy, std::uint64_t seed, const fs::path& file) {
   HeaderInfo info;
   info.kernel = spec.name;
   info.name_space = spec.name_space;
@@ -213,7 +215,7 @@ HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results,
   info.strategy = strategy;
   info.seed = seed;
   info.budget = spec.budget_evaluations;
-  info.winner = best_of(results.outcomes);
+  info.winner = file.empty() ? best_of(results.outcomes) : confirmed_best(file, results.header.key, results.outcomes);
   for (const auto& o : results.outcomes)
     if (o.config == spec.defaults) {
       info.baseline = o;
@@ -255,7 +257,7 @@ HeaderSelection select_for_header(const std::vector<StoredKey>& keys, const Spec
     DeviceChoice c;
     c.file = k.file;
     c.results = results_from_raw(k.raw, k.file, spec.space);
-    const auto best = best_of(c.results.outcomes);
+    const auto best = confirmed_best(k.file, h.key, c.results.outcomes);  // the tuning's near-tie verdict too
     if (!best) {
       selection.notes.push_back(k.file.string() + ": not used: no successful result among its " +
                                 std::to_string(c.results.outcomes.size()) + " evaluations (" +

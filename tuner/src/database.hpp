@@ -116,11 +116,13 @@ HeaderSelection select_for_header(const std::vector<StoredKey>& keys, const Spec
                                   const std::vector<std::string>& prefer);
 
 /// The HeaderInfo of a tuned header written from a key's stored results (`tune --cached`,
-/// `header`): winner best_of(results.outcomes), baseline the outcome of spec.defaults, counts and
-/// evaluations over the outcomes, device and date from the file's header line, budget from the
-/// spec; `strategy` and `seed` as given. Byte-identical to what `tune` writes from the same file.
-HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results,
-                              const std::string& strategy, std::uint64_t seed);
+/// `header`): winner best_of(results.outcomes), or, given the results' `file`, the winner of the
+/// near-tie verdict kept beside it (confirm.hpp confirmed_best); baseline the outcome of
+/// spec.defaults, counts and evaluations over the outcomes, device and date from the file's header
+/// line, budget from the spec; `strategy` and `seed` as given. Byte-identical to what `tune`
+/// writes from the same file.
+HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results, const std::string& strategy,
+                              std::uint64_t seed, const std::filesystem::path& file = {});
 
 /// What `merge` did to one key of the destination.
 struct MergeKeyReport {
