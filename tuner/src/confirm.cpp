@@ -5,17 +5,11 @@
 #include <future>
 
 #include "render.hpp"
+#include "significance.hpp"
 #include "tuner.hpp"
 
 namespace adaexplore {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string ms(double x) {
   char buf[32];
@@ -81,7 +75,7 @@ Confirmation confirm_near_ties(Backend& backend, const std::vector<Outcome>& con
     if (!prepared[i].executable.empty()) std::filesystem::remove(prepared[i].executable, ec);
     auto& k = c.contenders[i];
     if (!k.failure.empty()) continue;
-    k.median_ms = median(k.round_ms);
+    k.median_ms = median_of(k.round_ms);
     if (!c.winner || k.median_ms < c.contenders[*c.winner].median_ms) c.winner = i;
   }
   c.changed = c.winner && *c.winner != 0;

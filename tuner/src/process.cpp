@@ -21,13 +21,6 @@ namespace bp = boost::process;
 
 namespace {
 
-std::string slurp(const std::filesystem::path& p, std::size_t limit) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return truncate_middle(ss.str(), limit);
-}
-
 std::filesystem::path temp_path(const char* stem) {
   static std::mt19937_64 rng(std::random_device{}());
   static std::mutex m;
@@ -37,6 +30,13 @@ std::filesystem::path temp_path(const char* stem) {
 }
 
 }  // namespace
+
+std::string read_captured(const std::filesystem::path& p, std::size_t limit) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return truncate_middle(ss.str(), limit);
+}
 
 std::string ProcessResult::describe() const {
   if (failed_to_start) return "failed to start: " + error;
@@ -124,8 +124,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     r.error = exe.string() + ": " + e.what();
   }
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  r.out = slurp(out_path, options.capture_limit);
-  r.err = slurp(err_path, options.capture_limit);
+  r.out = read_captured(out_path, options.capture_limit);
+  r.err = read_captured(err_path, options.capture_limit);
   std::error_code ignore;
   if (own_out) std::filesystem::remove(out_path, ignore);
   if (own_err) std::filesystem::remove(err_path, ignore);

@@ -37,6 +37,10 @@ struct ProcessResult {
   std::string command_line() const;
 };
 
+/// A program's captured output file, truncated in the middle to `limit` characters; empty when the
+/// file is missing (run_process, and the runner for a module's run.out/run.err).
+std::string read_captured(const std::filesystem::path& path, std::size_t limit = 64 * 1024);
+
 /// Runs argv[0] (looked up in PATH when it has no '/') with arguments argv[1...].
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 

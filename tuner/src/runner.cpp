@@ -6,8 +6,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -31,13 +29,6 @@ constexpr double kStartLimitS = 120;  // a runner's start: process and CUDA cont
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
-
-std::string read_text(const fs::path& p, std::size_t limit = 64 * 1024) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return truncate_middle(ss.str(), limit);
 }
 
 }  // namespace
@@ -111,6 +102,10 @@ struct Runner::Impl {
     }
     if (child->running(ec)) group->terminate(ec);
     child->wait(ec);
+    forget();
+  }
+
+  void forget() {
     child.reset();
     group.reset();
     to_runner.reset();
@@ -124,10 +119,7 @@ struct Runner::Impl {
     const int status = child->native_exit_code();
     if (WIFSIGNALED(status)) p.signal = WTERMSIG(status);
     else if (WIFEXITED(status)) p.exit_code = WEXITSTATUS(status);
-    child.reset();
-    group.reset();
-    to_runner.reset();
-    from_runner.reset();
+    forget();
   }
 };
 
@@ -199,8 +191,8 @@ RunnerReply Runner::run(const RunnerRequest& request, double timeout_s) {
     p.timed_out = true;  // the module hangs: the runner's whole process group goes
     impl_->stop(/*kill=*/true);
   }
-  p.out = read_text(request.stdout_file);
-  p.err = read_text(request.stderr_file);
+  p.out = read_captured(request.stdout_file);
+  p.err = read_captured(request.stderr_file);
   if (!p.error.empty()) p.err = p.error + "\n" + p.err;
   return reply;
 }

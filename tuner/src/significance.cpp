@@ -9,6 +9,13 @@
 #include <boost/math/distributions/students_t.hpp>
 
 namespace adaexplore {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 namespace {
 
 // 1 - Phi(z), the upper tail of the standard normal distribution.

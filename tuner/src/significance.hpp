@@ -28,6 +28,9 @@
 
 namespace adaexplore {
 
+/// The median of `values` (the mean of the middle two for an even count); 0 when empty.
+double median_of(std::vector<double> values);
+
 /// One-sided significance level of the test.
 inline constexpr double kSlowAlpha = 0.01;
 /// Smallest median slowdown that counts (0.02: at least 2% slower).

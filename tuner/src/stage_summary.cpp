@@ -4,15 +4,10 @@
 #include <cstdio>
 #include <map>
 
+#include "significance.hpp"
+
 namespace adaexplore {
 namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Position in kStagePipeline; unknown stages after every known one.
 std::size_t pipeline_rank(const std::string& stage) {
