@@ -170,8 +170,11 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
 
   ``COMPILE_OPTIONS <flag>...``
     Flags for every compile of the benchmark (which includes the rendered kernel), after the
-    tuner's own (cuda: ``-std=c++17 -O3 -arch=<ARCH> -Xptxas -v -lineinfo``; host:
-    ``-std=c++17 -O2``), e.g. ``--use_fast_math``. Default: none.
+    tuner's own (cuda: ``-std=c++17 -O1 -arch=<ARCH> -Xptxas -v -lineinfo``; host:
+    ``-std=c++17 -O2``), e.g. ``--use_fast_math``. Default: none. nvcc's ``-O`` sets the
+    optimization of the benchmark's *host* code only (the kernel is optimized regardless); the
+    tuner's ``-O1`` saves compile time per configuration, and a ``-O`` flag here replaces it
+    (``-O3`` for a benchmark whose host-side reference is computed per configuration and slow).
 
   ``INCLUDE_DIRECTORIES <dir>...``
     Include folders for the kernel and benchmark, relative to ``CMAKE_CURRENT_SOURCE_DIR``.

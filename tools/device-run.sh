@@ -26,6 +26,12 @@
 #   minutes on an H200. Logs under $OUT/logs/repeat/.
 #   gputest: build the unit tests and run those that use the GPU (check_launch, the CUDA runner,
 #   the cuda backend) and cmake.project.cuda_gpu (about 3 minutes).
+#   multigpu: the gemm example (budget MULTIGPU_BUDGET, 40) tuned with every GPU of the machine
+#   (`tune --device 0,1,...`: one measuring worker per GPU) and with GPU 0 alone, fresh results
+#   each; the outcomes per GPU (extra.device) and both tunings' evaluations per minute. Needs a
+#   machine with two GPUs or more. About 3 minutes. Logs under $OUT/logs/multigpu/.
+#   costs: bench/setup_costs.cu, what each setup and read-back primitive of the harness costs on
+#   this GPU (cudaMalloc, copies from pageable and pinned memory, ...), a few seconds.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
 #   tables and evaluations per minute in their logs; the runner tuning once more with the same
@@ -43,6 +49,8 @@ run_throughput=0
 run_evaluator=0
 run_gputest=0
 run_repeat=0
+run_costs=0
+run_multigpu=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -52,6 +60,8 @@ for a in "$@"; do
     evaluator) run_evaluator=1 ;;
     gputest) run_gputest=1 ;;
     repeat) run_repeat=1 ;;
+    costs) run_costs=1 ;;
+    multigpu) run_multigpu=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -65,6 +75,11 @@ step build2 cmake --build build-device -j "$jobs" --target adaexplore-tuner
 tuner=$PWD/build-device/tuner/adaexplore-tuner
 step device "$tuner" device
 step copy_bandwidth bash -c "nvcc -O2 -arch=sm_90 bench/copy_bandwidth.cu -o build-device/copy_bandwidth && build-device/copy_bandwidth"
+
+if [ $run_costs = 1 ]; then
+  step setup-costs bash -c "nvcc -O2 -std=c++17 -arch=sm_90 -I templates bench/setup_costs.cu -o build-device/setup_costs && build-device/setup_costs"
+  cat "$OUT/logs/setup-costs.log" >>"$OUT/logs/summary.txt"
+fi
 
 for ex in "${examples[@]}"; do
   bdir=build-$ex
@@ -163,9 +178,24 @@ if [ $run_repeat = 1 ]; then
   fi
   grep -h "evaluations/min\|re-measured\|<- winner\|rounds\|: best " "$OUT"/logs/repeat-*.log | tee -a "$OUT/logs/summary.txt"
 fi
+if [ $run_multigpu = 1 ]; then
+  mdir=$OUT/logs/multigpu
+  mkdir -p "$mdir"
+  rm -rf build-multigpu
+  step multigpu-configure cmake -S examples/gemm -B build-multigpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
+  mspec=build-multigpu/_adaexplore/kernels/gemm/spec.json
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  mb=${MULTIGPU_BUDGET:-40}
+  step multigpu-all "$tuner" tune --spec "$mspec" --device "$gpus" --budget "$mb" --fresh --results "$mdir/all-gpus.jsonl" --header "$mdir/all-gpus.hpp"
+  step multigpu-one "$tuner" tune --spec "$mspec" --device 0 --budget "$mb" --fresh --results "$mdir/gpu0.jsonl" --header "$mdir/gpu0.hpp"
+  for f in all one; do cp "$OUT/logs/multigpu-$f.log" "$mdir/"; done
+  log "multigpu: GPUs $gpus; measured outcomes per GPU (extra.device.index) of the tuning on all of them:"
+  python3 -c "import json,sys,collections; rows=[json.loads(l) for l in open(sys.argv[1])][1:]; print(dict(collections.Counter(str(r.get('extra',{}).get('device',{}).get('index','not measured')) for r in rows)))" "$mdir/all-gpus.jsonl" | tee -a "$OUT/logs/summary.txt"
+  grep -h "evaluations/min\|: best " "$OUT"/logs/multigpu-*.log | tee -a "$OUT/logs/summary.txt"
+fi
 if [ $run_gputest = 1 ]; then  # the tests that need the GPU, without building everything
   step build-unit cmake --build build-device -j "$jobs" --target adaexplore_unit_tests
-  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter='HarnessCheckLaunch*:CudaRunner*:CudaBackend*:*HostBackendTest*Runner*'
+  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter='HarnessCheckLaunch*:CudaRunner*:RunnerDevicePool*:CudaBackend*:*HostBackendTest*Runner*'
   step gpu-project ctest --test-dir build-device -R 'cmake.project.cuda_gpu' --output-on-failure --timeout 300
 fi
 if [ $run_tests = 1 ]; then

@@ -26,6 +26,10 @@
 //           output<T>(n) poisoned before the verification run; its content is what compare() reads.
 //                        (inout buffers cannot be poisoned: the kernel reads them. A benchmark of an
 //                        in-place kernel proves every element written by its own check.)
+// Reading results back for the verification: download(buf) copies the whole buffer to the host;
+// gather(buf, indices) reads only the elements at those indices and nonfinite(buf) counts NaN and
+// infinite elements on the device, so a check of "every element finite, a sample exact" of a
+// large output reads back kilobytes, not the buffer (examples/gemm/gemm_bench.cu).
 // before_each(fn) runs a user hook before every run, untimed (e.g. zero an atomic counter).
 // Kernels using more than 48 KiB of dynamic shared memory: bench.dynamic_shared(kernel, bytes)
 // sets cudaFuncAttributeMaxDynamicSharedMemorySize (resource_limit when above the opt-in limit).
@@ -90,6 +94,350 @@ inline bool is_sticky(cudaError_t e) {
 /// newer), else its former name nvmlDeviceGetCurrentClocksThrottleReasons. Any failure (no
 /// library, an entry point missing, nvmlInit_v2 or the device look-up failing: no NVML in a
 /// container, a non-Linux host) leaves it unavailable, and the benchmark carries on without.
+class NvmlClocks;  // defined with the harness's function bodies (ADAEXPLORE_HARNESS_BODIES)
+}  // namespace detail
+
+namespace detail {
+// Benchmark::gather: out[i] = in[index[i]].
+template <typename T>
+__global__ void gather_kernel(const T* in, const unsigned long long* index, T* out, unsigned long long n) {
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x)
+    out[i] = in[index[i]];
+}
+// Benchmark::nonfinite: counts the NaN and infinite elements, and the lowest index of one.
+// counts[0] must start at 0, counts[1] at n.
+template <typename T>
+__global__ void nonfinite_kernel(const T* in, unsigned long long n, unsigned long long* counts) {
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x)
+    if (!isfinite(in[i])) {
+      atomicAdd(&counts[0], 1ull);
+      atomicMin(&counts[1], i);
+    }
+}
+}  // namespace detail
+
+/// Benchmark::nonfinite's answer: how many elements are NaN or infinite, and the first of them.
+struct NonFinite {
+  std::size_t count = 0;
+  std::size_t first_index = 0;  // meaningful when count > 0
+  double first_value = 0;       // the value there (NaN or +-inf)
+};
+
+/// A device buffer with the host copy it was initialised from.
+template <typename T>
+class DeviceBuffer {
+ public:
+  T* get() const { return device_.get(); }
+  std::size_t size() const { return host_.size(); }
+  const std::vector<T>& host() const { return host_; }
+  std::vector<T>& host() { return host_; }
+
+ private:
+  friend class Benchmark;
+  std::vector<T> host_;
+  std::shared_ptr<T> device_;
+  std::shared_ptr<T> pristine_;  // inout buffers: the initial content, restored before each run
+};
+
+class Benchmark {
+ public:
+  Benchmark(int argc, char** argv);
+  // A module (harness_common.hpp) returns to the runner, which loads the next configuration into
+  // the same CUDA context: give back what the constructor took. Errors are ignored (after a
+  // sticky error the runner exits anyway).
+  ~Benchmark();
+  Benchmark(const Benchmark&) = delete;
+  Benchmark& operator=(const Benchmark&) = delete;
+
+  const HarnessOptions& options() const { return options_; }
+  /// Arguments given to the benchmark that the harness does not use (RUN_ARGS), in order.
+  const std::vector<std::string>& args() const { return options_.user_args; }
+  std::mt19937_64& rng() { return rng_; }
+  /// `make()`'s result (a std::vector<T>), computed once per runner process and copied for the
+  /// later configurations (once_per_runner in harness_common.hpp): for host data that does not
+  /// depend on the configuration, such as the reference. `key` names what else it depends on
+  /// (the seed and the arguments are added). Draw random numbers for it from its own generator
+  /// seeded from options().seed, not from rng(), whose state would then differ between runs.
+  template <typename Make>
+  auto once(const std::string& key, Make make) -> decltype(make()) {
+    using Vector = decltype(make());
+    using T = typename Vector::value_type;
+    return once_per_runner<T>(once_key(key, sizeof(T), options_.seed, options_.user_args), make);
+  }
+  cudaStream_t stream() const { return stream_; }
+
+  template <typename T>
+  DeviceBuffer<T> input(std::size_t n) {
+    const StageClock clock(buffers_ms_);
+    DeviceBuffer<T> b = make<T>(n);
+    upload(b);
+    return b;
+  }
+  template <typename T>
+  DeviceBuffer<T> inout(std::size_t n) {
+    DeviceBuffer<T> b = input<T>(n);
+    const StageClock clock(buffers_ms_);
+    b.pristine_ = allocate<T>(n, "inout pristine copy");
+    check(cudaMemcpy(b.pristine_.get(), b.get(), n * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(pristine)");
+    restores_.push_back([this, device = b.device_, pristine = b.pristine_, n] {  // not the host copy
+      check(cudaMemcpyAsync(device.get(), pristine.get(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+            "cudaMemcpyAsync(restore inout)");
+    });
+    return b;
+  }
+  template <typename T>
+  DeviceBuffer<T> output(std::size_t n) {
+    const StageClock clock(buffers_ms_);
+    DeviceBuffer<T> b = make<T>(n, /*random=*/false);
+    T* p = b.get();
+    poisons_.push_back([this, p, n] {
+      check(cudaMemsetAsync(p, 0xFF, n * sizeof(T), stream_), "cudaMemsetAsync(poison output)");
+    });
+    return b;
+  }
+  template <typename T>
+  void upload(DeviceBuffer<T>& b) {
+    check(cudaMemcpy(b.get(), b.host().data(), b.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(H2D)");
+  }
+  template <typename T>
+  std::vector<T> download(const DeviceBuffer<T>& b) {
+    const StageClock clock(download_ms_);
+    std::vector<T> out(b.size());
+    check(cudaMemcpy(out.data(), b.get(), b.size() * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
+    return out;
+  }
+
+  /// The elements of `b` at `indices` (each < b.size(); any order, repeats allowed), read on the
+  /// device: a verification that checks a sample of a large output reads back the sample (8 bytes
+  /// of index and sizeof(T) per element), not the whole buffer (download()). On the benchmark's
+  /// stream, synchronized; every CUDA call checked. An index out of range is a benchmark error
+  /// (reported as launch_error with the index).
+  template <typename T>
+  std::vector<T> gather(const DeviceBuffer<T>& b, const std::vector<std::size_t>& indices) {
+    const StageClock clock(download_ms_);
+    std::vector<T> out(indices.size());
+    if (indices.empty()) return out;
+    std::vector<unsigned long long> index(indices.begin(), indices.end());
+    for (std::size_t i = 0; i < index.size(); ++i)
+      if (index[i] >= b.size())
+        fail("launch_error", "", "gather: index " + std::to_string(index[i]) + " is outside the buffer's " +
+                                     std::to_string(b.size()) + " elements (a bug in the benchmark)");
+    auto device_index = allocate<unsigned long long>(index.size(), "gather indices");
+    auto device_out = allocate<T>(out.size(), "gather values");
+    check(cudaMemcpyAsync(device_index.get(), index.data(), index.size() * sizeof(unsigned long long),
+                          cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync(gather indices)");
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((index.size() + 255) / 256, 4096));
+    detail::gather_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), device_index.get(), device_out.get(), index.size());
+    check(cudaGetLastError(), "gather kernel launch");
+    check(cudaMemcpyAsync(out.data(), device_out.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync(gather values)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(gather)");
+    return out;
+  }
+
+  /// The NaN and infinite elements of a floating-point buffer, counted on the device (one pass at
+  /// memory bandwidth; nothing but three numbers read back): "every element of the output is
+  /// finite" without download(). On the benchmark's stream, synchronized; every call checked.
+  template <typename T>
+  NonFinite nonfinite(const DeviceBuffer<T>& b) {
+    static_assert(std::is_floating_point<T>::value, "nonfinite(): float or double buffers");
+    NonFinite r;
+    if (b.size() == 0) return r;
+    unsigned long long counts[2] = {0, b.size()};
+    {
+      const StageClock clock(download_ms_);
+      auto device_counts = allocate<unsigned long long>(2, "nonfinite counts");
+      check(cudaMemcpyAsync(device_counts.get(), counts, sizeof counts, cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync(nonfinite counts)");
+      const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((b.size() + 255) / 256, 8 * 1024));
+      detail::nonfinite_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), b.size(), device_counts.get());
+      check(cudaGetLastError(), "nonfinite kernel launch");
+      check(cudaMemcpyAsync(counts, device_counts.get(), sizeof counts, cudaMemcpyDeviceToHost, stream_),
+            "cudaMemcpyAsync(nonfinite counts)");
+      check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(nonfinite)");
+    }
+    r.count = static_cast<std::size_t>(counts[0]);
+    if (r.count) {
+      r.first_index = static_cast<std::size_t>(counts[1]);
+      r.first_value = static_cast<double>(gather(b, {r.first_index})[0]);
+    }
+    return r;
+  }
+
+  void before_each(std::function<void(cudaStream_t)> hook) { hooks_.push_back(std::move(hook)); }
+  void bytes(double b) { record_.bytes = b; }
+  void flops(double f) { record_.flops = f; }
+
+  /// Opts a kernel in to `bytes` of dynamic shared memory (needed above 48 KiB).
+  template <typename Kernel>
+  void dynamic_shared(Kernel kernel, std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(optin_shared_))
+      fail("resource_limit", "", "the kernel asks for " + std::to_string(bytes) +
+                                     " bytes of dynamic shared memory; this device allows " +
+                                     std::to_string(optin_shared_) + " per block with opt-in");
+    check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(bytes)), "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  }
+
+  /// Asks the driver whether `kernel` can launch with `block` threads and `dynamic_shared` bytes of
+  /// dynamic shared memory per block, before any launch, and records what it says in the result
+  /// record's "kernels" array (KernelRecord in harness_common.hpp): cudaFuncGetAttributes
+  /// (numRegs, maxThreadsPerBlock, sharedSizeBytes, localSizeBytes, maxDynamicSharedSizeBytes) and
+  /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for this block and shared size (blocks per SM,
+  /// occupancy = active warps / the SM's maximum warps). Call it once per kernel the launch
+  /// enqueues, before run(), and after dynamic_shared() for a kernel that opts in. `name` labels
+  /// the record; empty: the runtime's (mangled) name where it has cudaFuncGetName, else typeid.
+  ///
+  /// Registers x threads from ptxas do not prove a block fits (registers are allocated per warp
+  /// in units of 256, and launch bounds cap a kernel's block); the driver's figures do. It fails:
+  ///  - resource_limit when the threads per block exceed the kernel's maxThreadsPerBlock (below the
+  ///    device's limit: registers or __launch_bounds__), when the dynamic shared memory exceeds the
+  ///    kernel's maxDynamicSharedSizeBytes, or static + dynamic exceeds the device's opt-in limit
+  ///    per block (the launch would fail with cudaErrorLaunchOutOfResources or
+  ///    cudaErrorInvalidValue, which the harness would report as launch_error). The message is the
+  ///    evidence: "block of 1024 threads > 896, the kernel's maxThreadsPerBlock at 72 registers per
+  ///    thread".
+  ///  - nothing, when the block exceeds the device's own limits (more than maxThreadsPerBlock, 1024,
+  ///    threads, or a dimension over maxBlockDim): no kernel can launch that, so the record says
+  ///    launchable false and why, and the launch itself fails for real (cudaErrorInvalidConfiguration,
+  ///    or cudaErrorInvalidValue for a kernel with __launch_bounds__): status launch_error.
+  /// Every CUDA call is checked (check()).
+  template <class Kernel>
+  void check_launch(Kernel kernel, dim3 block, std::size_t dynamic_shared = 0, std::string name = {}) {
+    const void* func = reinterpret_cast<const void*>(kernel);
+    record_kernel(func, name.empty() ? kernel_name<Kernel>(func) : name, block, dynamic_shared);
+  }
+
+  /// Compares an output buffer with the reference.
+  template <typename T>
+  Verification compare(const DeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tol = {}) {
+    if (expected.size() != out.size())
+      fail("wrong_result", "", "reference has " + std::to_string(expected.size()) + " values, output " +
+                                   std::to_string(out.size()));
+    const std::vector<T> got = download(out);
+    return compare_values(got.data(), expected.data(), got.size(), tol);
+  }
+
+  /// Verifies once, then warms up and times `launch`; writes the record; returns the exit code.
+  /// Stages (wall-clock, in the record's stages_ms): setup (constructor to here), verify, warmup,
+  /// measure; then the sanity gates (see harness_common.hpp): the launch-overhead floor
+  /// (kLaunchFloorMs), the device's peak memory bandwidth (bytes() needed), NVML clocks.
+  int run(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify);
+
+  /// A median under this many ms is flagged (suspicious): the launch overhead alone of a kernel
+  /// timed with CUDA events is about this much, so a shorter time means no kernel was timed.
+  static constexpr double kLaunchFloorMs = 0.002;
+  /// The device's peak memory bandwidth in GB/s (peak_bandwidth_gbs), 0 when unknown.
+  double peak_bandwidth() const { return peak_gbs_; }
+
+  /// Records a failure with `status` and exits the process (the CUDA context may be unusable).
+  [[noreturn]] void fail(const std::string& status, const std::string& error_name, const std::string& message);
+
+  /// Checks a CUDA call; on error records launch_error / crash / resource_limit and exits.
+  void check(cudaError_t e, const char* what);
+
+ private:
+  // check_launch for the kernel at `func`, labelled `name`.
+  void record_kernel(const void* func, const std::string& name, dim3 block, std::size_t dynamic_shared);
+  // Device memory for n T's. In the tuner's runner, a block of the same size that the previous
+  // configuration gave back is reused (its device pool, tuner/src/runner_main.cpp: no cudaMalloc
+  // and no cudaFree, which synchronizes, per configuration), and every block goes back to the pool
+  // when the buffer dies; when cudaMalloc fails there, the pool is emptied and cudaMalloc tried
+  // once more. A failure is resource_limit: this configuration only.
+  template <typename T>
+  std::shared_ptr<T> allocate(std::size_t n, const char* what) {
+    using Take = void* (*)(std::size_t);
+    using Give = int (*)(void*, std::size_t);
+    using Release = void (*)();
+    const std::size_t bytes = n * sizeof(T);
+    const auto take = runner_function<Take>("adaexplore_runner_take_device");
+    const auto give = runner_function<Give>("adaexplore_runner_give_device");
+    const auto release = runner_function<Release>("adaexplore_runner_release_device");
+    const bool pooled = take && give && release && bytes > 0;
+    auto deleter = [pooled, give, bytes](T* q) {
+      if (!(pooled && give(q, bytes))) cudaFree(q);
+    };
+    if (pooled)
+      if (void* p = take(bytes)) {
+        record_.reused_bytes += bytes;
+        return std::shared_ptr<T>(static_cast<T*>(p), deleter);
+      }
+    T* p = nullptr;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e == cudaErrorMemoryAllocation && pooled) {
+      (void)cudaGetLastError();  // not sticky: clear it, or the next launch check would see it
+      release();
+      e = cudaMalloc(&p, bytes);
+    }
+    if (e != cudaSuccess)
+      fail("resource_limit", cudaGetErrorName(e), std::string("cudaMalloc(") + what + ", " +
+                                                       std::to_string(bytes) + " bytes): " + cudaGetErrorString(e));
+    record_.allocated_bytes += bytes;
+    return std::shared_ptr<T>(p, deleter);
+  }
+  // 2 x memory clock x bus width (peak_bandwidth_gbs); 0 when the driver does not report them (the
+  // attributes are not errors of the benchmark: a failed query is cleared, the gate is skipped).
+  static double query_peak_bandwidth_gbs(int device);
+  // The runtime's name for the kernel (cudaFuncGetName, CUDA 12.4 and newer), else the C++ type.
+  template <class Kernel>
+  std::string kernel_name(const void* func) {
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
+    const char* text = nullptr;
+    if (cudaFuncGetName(&text, func) == cudaSuccess && text && *text) return text;
+    (void)cudaGetLastError();  // a label only: fall back to the type's name
+#else
+    (void)func;
+#endif
+    return typeid(Kernel).name();
+  }
+  // Why no kernel at all can launch `block` on this device; empty when it is within its limits.
+  std::string device_limit_violation(dim3 block, long threads) const;
+  // Why this kernel cannot launch with its record's shape (its own limits); empty when it can.
+  std::string kernel_limit_violation(const KernelRecord& k) const;
+  template <typename T>
+  DeviceBuffer<T> make(std::size_t n, bool random = true) {
+    DeviceBuffer<T> b;
+    b.host_.resize(n);
+    if (random) fill_random(b.host_.data(), n, rng_);
+    b.device_ = allocate<T>(n, "buffer");
+    return b;
+  }
+  void prepare_run(bool poison);
+  void launch_checked(const std::function<void(cudaStream_t)>& launch);
+  void sync_checked(const char* when);
+
+  // Adds the wall-clock ms of its scope to a sub-stage's total.
+  struct StageClock {
+    explicit StageClock(double& total) : total_(total) {}
+    ~StageClock() { total_ += wall_ms_since(start_); }
+    double& total_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  };
+
+  std::chrono::steady_clock::time_point created_;  // stages_ms "setup" starts here
+  double context_ms_ = 0;  // stages_ms "setup.context": the constructor
+  double buffers_ms_ = 0;  // "setup.buffers": input(), inout(), output() (random fill, cudaMalloc, copies)
+  double download_ms_ = 0; // download() so far; "verify.download": its share in the verification
+  HarnessOptions options_;
+  std::mt19937_64 rng_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  int optin_shared_ = 48 * 1024;
+  int max_threads_ = 1024, max_block_dim_[3] = {1024, 1024, 64}, threads_per_sm_ = 2048, warp_size_ = 32;
+  std::size_t flush_bytes_ = 0;
+  std::shared_ptr<char> flush_;
+  long l2_bytes_ = 0;                         // cudaDevAttrL2CacheSize
+  double peak_gbs_ = 0;                       // query_peak_bandwidth_gbs; 0: unknown
+  std::unique_ptr<detail::NvmlClocks> nvml_;  // SM clock and clock event reasons, when NVML is there
+  std::vector<std::function<void()>> restores_, poisons_;
+  std::vector<std::function<void(cudaStream_t)>> hooks_;
+  ResultRecord record_;
+};
+
+// Definitions of the non-template functions: here in a header-only build, in
+// harness_separate.cu's object when the tuner builds the harness apart (harness_common.hpp).
+#if ADAEXPLORE_HARNESS_BODIES
+namespace detail {
 class NvmlClocks {
  public:
   explicit NvmlClocks(int cuda_device) {
@@ -171,376 +519,197 @@ class NvmlClocks {
 };
 }  // namespace detail
 
-/// A device buffer with the host copy it was initialised from.
-template <typename T>
-class DeviceBuffer {
- public:
-  T* get() const { return device_.get(); }
-  std::size_t size() const { return host_.size(); }
-  const std::vector<T>& host() const { return host_; }
-  std::vector<T>& host() { return host_; }
+ADAEXPLORE_FN Benchmark::Benchmark(int argc, char** argv)
+    : created_(std::chrono::steady_clock::now()), options_(HarnessOptions::parse(argc, argv)), rng_(options_.seed) {
+  check(cudaSetDevice(0), "cudaSetDevice");
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreate(&start_), "cudaEventCreate");
+  check(cudaEventCreate(&stop_), "cudaEventCreate");
+  int device = 0, l2 = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
+  check(cudaDeviceGetAttribute(&optin_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+        "cudaDeviceGetAttribute(shared opt-in)");
+  check(cudaDeviceGetAttribute(&max_threads_, cudaDevAttrMaxThreadsPerBlock, device),
+        "cudaDeviceGetAttribute(max threads per block)");
+  const cudaDeviceAttr dims[3] = {cudaDevAttrMaxBlockDimX, cudaDevAttrMaxBlockDimY, cudaDevAttrMaxBlockDimZ};
+  for (int d = 0; d < 3; ++d)
+    check(cudaDeviceGetAttribute(&max_block_dim_[d], dims[d], device), "cudaDeviceGetAttribute(max block dim)");
+  check(cudaDeviceGetAttribute(&threads_per_sm_, cudaDevAttrMaxThreadsPerMultiProcessor, device),
+        "cudaDeviceGetAttribute(max threads per SM)");
+  check(cudaDeviceGetAttribute(&warp_size_, cudaDevAttrWarpSize, device), "cudaDeviceGetAttribute(warp size)");
+  flush_bytes_ = 2 * static_cast<std::size_t>(l2);
+  if (flush_bytes_) flush_ = allocate<char>(flush_bytes_, "L2 flush buffer");
+  l2_bytes_ = l2;
+  peak_gbs_ = query_peak_bandwidth_gbs(device);
+  nvml_ = std::make_unique<detail::NvmlClocks>(device);
+  context_ms_ = wall_ms_since(created_);
+}
 
- private:
-  friend class Benchmark;
-  std::vector<T> host_;
-  std::shared_ptr<T> device_;
-  std::shared_ptr<T> pristine_;  // inout buffers: the initial content, restored before each run
-};
+ADAEXPLORE_FN Benchmark::~Benchmark() {
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
 
-class Benchmark {
- public:
-  Benchmark(int argc, char** argv)
-      : created_(std::chrono::steady_clock::now()), options_(HarnessOptions::parse(argc, argv)), rng_(options_.seed) {
-    check(cudaSetDevice(0), "cudaSetDevice");
-    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    check(cudaEventCreate(&start_), "cudaEventCreate");
-    check(cudaEventCreate(&stop_), "cudaEventCreate");
-    int device = 0, l2 = 0;
-    check(cudaGetDevice(&device), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "cudaDeviceGetAttribute(L2)");
-    check(cudaDeviceGetAttribute(&optin_shared_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-          "cudaDeviceGetAttribute(shared opt-in)");
-    check(cudaDeviceGetAttribute(&max_threads_, cudaDevAttrMaxThreadsPerBlock, device),
-          "cudaDeviceGetAttribute(max threads per block)");
-    const cudaDeviceAttr dims[3] = {cudaDevAttrMaxBlockDimX, cudaDevAttrMaxBlockDimY, cudaDevAttrMaxBlockDimZ};
-    for (int d = 0; d < 3; ++d)
-      check(cudaDeviceGetAttribute(&max_block_dim_[d], dims[d], device), "cudaDeviceGetAttribute(max block dim)");
-    check(cudaDeviceGetAttribute(&threads_per_sm_, cudaDevAttrMaxThreadsPerMultiProcessor, device),
-          "cudaDeviceGetAttribute(max threads per SM)");
-    check(cudaDeviceGetAttribute(&warp_size_, cudaDevAttrWarpSize, device), "cudaDeviceGetAttribute(warp size)");
-    flush_bytes_ = 2 * static_cast<std::size_t>(l2);
-    if (flush_bytes_) flush_ = allocate<char>(flush_bytes_, "L2 flush buffer");
-    l2_bytes_ = l2;
-    peak_gbs_ = query_peak_bandwidth_gbs(device);
-    nvml_ = std::make_unique<detail::NvmlClocks>(device);
-  }
-  // A module (harness_common.hpp) returns to the runner, which loads the next configuration into
-  // the same CUDA context: give back what the constructor took. Errors are ignored (after a
-  // sticky error the runner exits anyway).
-  ~Benchmark() {
-    if (start_) cudaEventDestroy(start_);
-    if (stop_) cudaEventDestroy(stop_);
-    if (stream_) cudaStreamDestroy(stream_);
-  }
-  Benchmark(const Benchmark&) = delete;
-  Benchmark& operator=(const Benchmark&) = delete;
-
-  const HarnessOptions& options() const { return options_; }
-  /// Arguments given to the benchmark that the harness does not use (RUN_ARGS), in order.
-  const std::vector<std::string>& args() const { return options_.user_args; }
-  std::mt19937_64& rng() { return rng_; }
-  /// `make()`'s result (a std::vector<T>), computed once per runner process and copied for the
-  /// later configurations (once_per_runner in harness_common.hpp): for host data that does not
-  /// depend on the configuration, such as the reference. `key` names what else it depends on
-  /// (the seed and the arguments are added). Draw random numbers for it from its own generator
-  /// seeded from options().seed, not from rng(), whose state would then differ between runs.
-  template <typename Make>
-  auto once(const std::string& key, Make make) -> decltype(make()) {
-    using Vector = decltype(make());
-    using T = typename Vector::value_type;
-    return once_per_runner<T>(once_key(key, sizeof(T), options_.seed, options_.user_args), make);
-  }
-  cudaStream_t stream() const { return stream_; }
-
-  template <typename T>
-  DeviceBuffer<T> input(std::size_t n) {
-    DeviceBuffer<T> b = make<T>(n);
-    upload(b);
-    return b;
-  }
-  template <typename T>
-  DeviceBuffer<T> inout(std::size_t n) {
-    DeviceBuffer<T> b = input<T>(n);
-    b.pristine_ = allocate<T>(n, "inout pristine copy");
-    check(cudaMemcpy(b.pristine_.get(), b.get(), n * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(pristine)");
-    DeviceBuffer<T> copy = b;
-    restores_.push_back([this, copy] {
-      check(cudaMemcpyAsync(copy.get(), copy.pristine_.get(), copy.size() * sizeof(T), cudaMemcpyDeviceToDevice,
-                            stream_), "cudaMemcpyAsync(restore inout)");
-    });
-    return b;
-  }
-  template <typename T>
-  DeviceBuffer<T> output(std::size_t n) {
-    DeviceBuffer<T> b = make<T>(n, /*random=*/false);
-    T* p = b.get();
-    poisons_.push_back([this, p, n] {
-      check(cudaMemsetAsync(p, 0xFF, n * sizeof(T), stream_), "cudaMemsetAsync(poison output)");
-    });
-    return b;
-  }
-  template <typename T>
-  void upload(DeviceBuffer<T>& b) {
-    check(cudaMemcpy(b.get(), b.host().data(), b.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(H2D)");
-  }
-  template <typename T>
-  std::vector<T> download(const DeviceBuffer<T>& b) {
-    std::vector<T> out(b.size());
-    check(cudaMemcpy(out.data(), b.get(), b.size() * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy(D2H)");
-    return out;
-  }
-
-  void before_each(std::function<void(cudaStream_t)> hook) { hooks_.push_back(std::move(hook)); }
-  void bytes(double b) { record_.bytes = b; }
-  void flops(double f) { record_.flops = f; }
-
-  /// Opts a kernel in to `bytes` of dynamic shared memory (needed above 48 KiB).
-  template <typename Kernel>
-  void dynamic_shared(Kernel kernel, std::size_t bytes) {
-    if (bytes > static_cast<std::size_t>(optin_shared_))
-      fail("resource_limit", "", "the kernel asks for " + std::to_string(bytes) +
-                                     " bytes of dynamic shared memory; this device allows " +
-                                     std::to_string(optin_shared_) + " per block with opt-in");
-    check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(bytes)), "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  }
-
-  /// Asks the driver whether `kernel` can launch with `block` threads and `dynamic_shared` bytes of
-  /// dynamic shared memory per block, before any launch, and records what it says in the result
-  /// record's "kernels" array (KernelRecord in harness_common.hpp): cudaFuncGetAttributes
-  /// (numRegs, maxThreadsPerBlock, sharedSizeBytes, localSizeBytes, maxDynamicSharedSizeBytes) and
-  /// cudaOccupancyMaxActiveBlocksPerMultiprocessor for this block and shared size (blocks per SM,
-  /// occupancy = active warps / the SM's maximum warps). Call it once per kernel the launch
-  /// enqueues, before run(), and after dynamic_shared() for a kernel that opts in. `name` labels
-  /// the record; empty: the runtime's (mangled) name where it has cudaFuncGetName, else typeid.
-  ///
-  /// Registers x threads from ptxas do not prove a block fits (registers are allocated per warp
-  /// in units of 256, and launch bounds cap a kernel's block); the driver's figures do. It fails:
-  ///  - resource_limit when the threads per block exceed the kernel's maxThreadsPerBlock (below the
-  ///    device's limit: registers or __launch_bounds__), when the dynamic shared memory exceeds the
-  ///    kernel's maxDynamicSharedSizeBytes, or static + dynamic exceeds the device's opt-in limit
-  ///    per block (the launch would fail with cudaErrorLaunchOutOfResources or
-  ///    cudaErrorInvalidValue, which the harness would report as launch_error). The message is the
-  ///    evidence: "block of 1024 threads > 896, the kernel's maxThreadsPerBlock at 72 registers per
-  ///    thread".
-  ///  - nothing, when the block exceeds the device's own limits (more than maxThreadsPerBlock, 1024,
-  ///    threads, or a dimension over maxBlockDim): no kernel can launch that, so the record says
-  ///    launchable false and why, and the launch itself fails for real (cudaErrorInvalidConfiguration,
-  ///    or cudaErrorInvalidValue for a kernel with __launch_bounds__): status launch_error.
-  /// Every CUDA call is checked (check()).
-  template <class Kernel>
-  void check_launch(Kernel kernel, dim3 block, std::size_t dynamic_shared = 0, std::string name = {}) {
-    const void* func = reinterpret_cast<const void*>(kernel);
-    cudaFuncAttributes attributes{};
-    check(cudaFuncGetAttributes(&attributes, func), "cudaFuncGetAttributes");
-    KernelRecord k;
-    k.name = name.empty() ? kernel_name<Kernel>(func) : name;
-    k.block[0] = block.x, k.block[1] = block.y, k.block[2] = block.z;
-    k.threads_per_block = static_cast<long>(block.x) * block.y * block.z;
-    k.registers = attributes.numRegs;
-    k.max_threads_per_block = attributes.maxThreadsPerBlock;
-    k.static_shared_bytes = static_cast<long>(attributes.sharedSizeBytes);
-    k.dynamic_shared_bytes = static_cast<long>(dynamic_shared);
-    k.max_dynamic_shared_bytes = attributes.maxDynamicSharedSizeBytes;
-    k.local_bytes = static_cast<long>(attributes.localSizeBytes);
-    k.reason = device_limit_violation(block, k.threads_per_block);
-    if (!k.reason.empty()) {  // left to the launch, which fails for real (see above)
-      k.launchable = false;
-      record_.kernels.push_back(k);
-      return;
-    }
-    k.reason = kernel_limit_violation(k);
-    if (!k.reason.empty()) {
-      k.launchable = false;
-      record_.kernels.push_back(k);
-      fail("resource_limit", "", k.name + ": " + k.reason + " (the driver's cudaFuncGetAttributes)");
-    }
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, func, static_cast<int>(k.threads_per_block),
-                                                        dynamic_shared),
-          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    const long warps_per_block = (k.threads_per_block + warp_size_ - 1) / warp_size_;
-    k.warps_per_sm = static_cast<int>(k.blocks_per_sm * warps_per_block);
-    k.occupancy = static_cast<double>(k.warps_per_sm) / (threads_per_sm_ / warp_size_);
-    if (k.blocks_per_sm == 0) {
-      k.launchable = false;
-      k.reason = "no block of " + std::to_string(k.threads_per_block) + " threads with " +
-                 std::to_string(k.static_shared_bytes + k.dynamic_shared_bytes) +
-                 " bytes of shared memory fits on an SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor gives 0)";
-      record_.kernels.push_back(k);
-      fail("resource_limit", "", k.name + ": " + k.reason);
-    }
-    record_.kernels.push_back(k);
-  }
-
-  /// Compares an output buffer with the reference.
-  template <typename T>
-  Verification compare(const DeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tol = {}) {
-    if (expected.size() != out.size())
-      fail("wrong_result", "", "reference has " + std::to_string(expected.size()) + " values, output " +
-                                   std::to_string(out.size()));
-    const std::vector<T> got = download(out);
-    return compare_values(got.data(), expected.data(), got.size(), tol);
-  }
-
-  /// Verifies once, then warms up and times `launch`; writes the record; returns the exit code.
-  /// Stages (wall-clock, in the record's stages_ms): setup (constructor to here), verify, warmup,
-  /// measure; then the sanity gates (see harness_common.hpp): the launch-overhead floor
-  /// (kLaunchFloorMs), the device's peak memory bandwidth (bytes() needed), NVML clocks.
-  int run(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify) {
-    record_.stages_ms = {{"setup", wall_ms_since(created_)}};
-    const auto verify_start = std::chrono::steady_clock::now();
-    prepare_run(/*poison=*/true);
+ADAEXPLORE_FN int Benchmark::run(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify) {
+  record_.stages_ms = {{"setup", wall_ms_since(created_)}, {"setup.context", context_ms_},
+                       {"setup.buffers", buffers_ms_}};
+  const auto verify_start = std::chrono::steady_clock::now();
+  const double downloads_before = download_ms_;
+  prepare_run(/*poison=*/true);
+  launch_checked(launch);
+  sync_checked("verification run");
+  record_.verification = verify();
+  record_.verified = true;
+  record_.stages_ms.emplace_back("verify", wall_ms_since(verify_start));
+  record_.stages_ms.emplace_back("verify.download", download_ms_ - downloads_before);
+  if (!record_.verification.passed()) fail("wrong_result", "", describe(record_.verification));
+  auto timed_run = [&] {
+    prepare_run(/*poison=*/false);
+    if (flush_) check(cudaMemsetAsync(flush_.get(), 0, flush_bytes_, stream_), "cudaMemsetAsync(L2 flush)");
+    check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
     launch_checked(launch);
-    sync_checked("verification run");
-    record_.verification = verify();
-    record_.verified = true;
-    record_.stages_ms.emplace_back("verify", wall_ms_since(verify_start));
-    if (!record_.verification.passed()) fail("wrong_result", "", describe(record_.verification));
-    auto timed_run = [&] {
-      prepare_run(/*poison=*/false);
-      if (flush_) check(cudaMemsetAsync(flush_.get(), 0, flush_bytes_, stream_), "cudaMemsetAsync(L2 flush)");
-      check(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
-      launch_checked(launch);
-      check(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
-      sync_checked("timed run");
-      float ms = 0;
-      check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-      return static_cast<double>(ms);
-    };
-    auto start = std::chrono::steady_clock::now();
-    record_.warmup_runs = warm_up(options_, timed_run);
-    record_.stages_ms.emplace_back("warmup", wall_ms_since(start));
-    unsigned long long reasons_start = 0, reasons_end = 0;
-    record_.clocks.present = nvml_ && nvml_->sample(record_.clocks.sm_mhz_start, reasons_start);
-    start = std::chrono::steady_clock::now();
-    record_.time = measure_until_tight(options_, timed_run);
-    record_.stages_ms.emplace_back("measure", wall_ms_since(start));
-    record_.clocks.present = record_.clocks.present && nvml_->sample(record_.clocks.sm_mhz_end, reasons_end);
-    record_.clocks.reasons = reasons_start | reasons_end;
-    check_launch_floor(record_.time, kLaunchFloorMs, record_.suspicious);
-    check_peak_bandwidth(record_.bytes, record_.time, peak_gbs_, static_cast<double>(l2_bytes_), record_.suspicious);
-    check_clocks(record_.clocks, record_.suspicious);
-    return emit(options_, record_);
-  }
+    check(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
+    sync_checked("timed run");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return static_cast<double>(ms);
+  };
+  auto start = std::chrono::steady_clock::now();
+  record_.warmup_runs = warm_up(options_, timed_run);
+  record_.stages_ms.emplace_back("warmup", wall_ms_since(start));
+  unsigned long long reasons_start = 0, reasons_end = 0;
+  record_.clocks.present = nvml_ && nvml_->sample(record_.clocks.sm_mhz_start, reasons_start);
+  start = std::chrono::steady_clock::now();
+  record_.time = measure_until_tight(options_, timed_run);
+  record_.stages_ms.emplace_back("measure", wall_ms_since(start));
+  record_.clocks.present = record_.clocks.present && nvml_->sample(record_.clocks.sm_mhz_end, reasons_end);
+  record_.clocks.reasons = reasons_start | reasons_end;
+  check_launch_floor(record_.time, kLaunchFloorMs, record_.suspicious);
+  check_peak_bandwidth(record_.bytes, record_.time, peak_gbs_, static_cast<double>(l2_bytes_), record_.suspicious);
+  check_clocks(record_.clocks, record_.suspicious);
+  return emit(options_, record_);
+}
 
-  /// A median under this many ms is flagged (suspicious): the launch overhead alone of a kernel
-  /// timed with CUDA events is about this much, so a shorter time means no kernel was timed.
-  static constexpr double kLaunchFloorMs = 0.002;
-  /// The device's peak memory bandwidth in GB/s (peak_bandwidth_gbs), 0 when unknown.
-  double peak_bandwidth() const { return peak_gbs_; }
+ADAEXPLORE_FN void Benchmark::fail(const std::string& status, const std::string& error_name, const std::string& message) {
+  record_.status = status;
+  record_.error_name = error_name;
+  record_.message = message;
+  finish(emit(options_, record_));  // exits, or unwinds a module (harness_common.hpp)
+}
 
-  /// Records a failure with `status` and exits the process (the CUDA context may be unusable).
-  [[noreturn]] void fail(const std::string& status, const std::string& error_name, const std::string& message) {
-    record_.status = status;
-    record_.error_name = error_name;
-    record_.message = message;
-    finish(emit(options_, record_));  // exits, or unwinds a module (harness_common.hpp)
-  }
+ADAEXPLORE_FN void Benchmark::check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  const std::string message = std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
+  if (e == cudaErrorMemoryAllocation) fail("resource_limit", cudaGetErrorName(e), message);
+  fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e), message);
+}
 
-  /// Checks a CUDA call; on error records launch_error / crash / resource_limit and exits.
-  void check(cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return;
-    const std::string message = std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
-    if (e == cudaErrorMemoryAllocation) fail("resource_limit", cudaGetErrorName(e), message);
-    fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e), message);
+ADAEXPLORE_FN double Benchmark::query_peak_bandwidth_gbs(int device) {
+  int clock_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
   }
+  return peak_bandwidth_gbs(clock_khz, bus_bits);
+}
 
- private:
-  template <typename T>
-  std::shared_ptr<T> allocate(std::size_t n, const char* what) {
-    T* p = nullptr;
-    const cudaError_t e = cudaMalloc(&p, n * sizeof(T));
-    if (e != cudaSuccess)
-      fail("resource_limit", cudaGetErrorName(e), std::string("cudaMalloc(") + what + ", " +
-                                                       std::to_string(n * sizeof(T)) + " bytes): " + cudaGetErrorString(e));
-    return std::shared_ptr<T>(p, [](T* q) { cudaFree(q); });
-  }
-  // 2 x memory clock x bus width (peak_bandwidth_gbs); 0 when the driver does not report them (the
-  // attributes are not errors of the benchmark: a failed query is cleared, the gate is skipped).
-  static double query_peak_bandwidth_gbs(int device) {
-    int clock_khz = 0, bus_bits = 0;
-    if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return 0;
-    }
-    return peak_bandwidth_gbs(clock_khz, bus_bits);
-  }
-  // The runtime's name for the kernel (cudaFuncGetName, CUDA 12.4 and newer), else the C++ type.
-  template <class Kernel>
-  std::string kernel_name(const void* func) {
-#if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
-    const char* text = nullptr;
-    if (cudaFuncGetName(&text, func) == cudaSuccess && text && *text) return text;
-    (void)cudaGetLastError();  // a label only: fall back to the type's name
-#else
-    (void)func;
-#endif
-    return typeid(Kernel).name();
-  }
-  // Why no kernel at all can launch `block` on this device; empty when it is within its limits.
-  std::string device_limit_violation(dim3 block, long threads) const {
-    const unsigned dims[3] = {block.x, block.y, block.z};
-    for (int d = 0; d < 3; ++d)
-      if (dims[d] == 0 || dims[d] > static_cast<unsigned>(max_block_dim_[d]))
-        return "block dimension " + std::string(1, "xyz"[d]) + " = " + std::to_string(dims[d]) +
-               " is outside 1.." + std::to_string(max_block_dim_[d]) +
-               ", the device's maxBlockDim; left to the launch, which fails with an invalid configuration";
-    if (threads > max_threads_)
-      return "block of " + std::to_string(threads) + " threads > " + std::to_string(max_threads_) +
-             ", the device's maxThreadsPerBlock; left to the launch, which fails with an invalid configuration";
-    return {};
-  }
-  // Why this kernel cannot launch with its record's shape (its own limits); empty when it can.
-  std::string kernel_limit_violation(const KernelRecord& k) const {
-    if (k.threads_per_block > k.max_threads_per_block)
-      return "block of " + std::to_string(k.threads_per_block) + " threads > " +
-             std::to_string(k.max_threads_per_block) + ", the kernel's maxThreadsPerBlock at " +
-             std::to_string(k.registers) + " registers per thread";
-    if (k.dynamic_shared_bytes > k.max_dynamic_shared_bytes)
-      return std::to_string(k.dynamic_shared_bytes) + " bytes of dynamic shared memory > " +
-             std::to_string(k.max_dynamic_shared_bytes) +
-             ", the kernel's maxDynamicSharedSizeBytes (raise it with dynamic_shared(kernel, bytes), up to " +
-             std::to_string(optin_shared_ - k.static_shared_bytes) + ")";
-    if (k.static_shared_bytes + k.dynamic_shared_bytes > optin_shared_)
-      return std::to_string(k.static_shared_bytes) + " static + " + std::to_string(k.dynamic_shared_bytes) +
-             " dynamic bytes of shared memory > " + std::to_string(optin_shared_) +
-             ", the device's sharedMemPerBlockOptin";
-    return {};
-  }
-  template <typename T>
-  DeviceBuffer<T> make(std::size_t n, bool random = true) {
-    DeviceBuffer<T> b;
-    b.host_.resize(n);
-    if (random) fill_random(b.host_.data(), n, rng_);
-    b.device_ = allocate<T>(n, "buffer");
-    return b;
-  }
-  void prepare_run(bool poison) {
-    for (auto& r : restores_) r();
-    if (poison)
-      for (auto& p : poisons_) p();
-    for (auto& h : hooks_) h(stream_);
-  }
-  void launch_checked(const std::function<void(cudaStream_t)>& launch) {
-    launch(stream_);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess)
-      fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
-           std::string("kernel launch: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
-  }
-  void sync_checked(const char* when) {
-    const cudaError_t e = cudaStreamSynchronize(stream_);
-    if (e != cudaSuccess)
-      fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
-           std::string("kernel execution (") + when + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
-  }
+ADAEXPLORE_FN std::string Benchmark::device_limit_violation(dim3 block, long threads) const {
+  const unsigned dims[3] = {block.x, block.y, block.z};
+  for (int d = 0; d < 3; ++d)
+    if (dims[d] == 0 || dims[d] > static_cast<unsigned>(max_block_dim_[d]))
+      return "block dimension " + std::string(1, "xyz"[d]) + " = " + std::to_string(dims[d]) +
+             " is outside 1.." + std::to_string(max_block_dim_[d]) +
+             ", the device's maxBlockDim; left to the launch, which fails with an invalid configuration";
+  if (threads > max_threads_)
+    return "block of " + std::to_string(threads) + " threads > " + std::to_string(max_threads_) +
+           ", the device's maxThreadsPerBlock; left to the launch, which fails with an invalid configuration";
+  return {};
+}
 
-  std::chrono::steady_clock::time_point created_;  // stages_ms "setup" starts here
-  HarnessOptions options_;
-  std::mt19937_64 rng_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  int optin_shared_ = 48 * 1024;
-  int max_threads_ = 1024, max_block_dim_[3] = {1024, 1024, 64}, threads_per_sm_ = 2048, warp_size_ = 32;
-  std::size_t flush_bytes_ = 0;
-  std::shared_ptr<char> flush_;
-  long l2_bytes_ = 0;                         // cudaDevAttrL2CacheSize
-  double peak_gbs_ = 0;                       // query_peak_bandwidth_gbs; 0: unknown
-  std::unique_ptr<detail::NvmlClocks> nvml_;  // SM clock and clock event reasons, when NVML is there
-  std::vector<std::function<void()>> restores_, poisons_;
-  std::vector<std::function<void(cudaStream_t)>> hooks_;
-  ResultRecord record_;
-};
+ADAEXPLORE_FN std::string Benchmark::kernel_limit_violation(const KernelRecord& k) const {
+  if (k.threads_per_block > k.max_threads_per_block)
+    return "block of " + std::to_string(k.threads_per_block) + " threads > " +
+           std::to_string(k.max_threads_per_block) + ", the kernel's maxThreadsPerBlock at " +
+           std::to_string(k.registers) + " registers per thread";
+  if (k.dynamic_shared_bytes > k.max_dynamic_shared_bytes)
+    return std::to_string(k.dynamic_shared_bytes) + " bytes of dynamic shared memory > " +
+           std::to_string(k.max_dynamic_shared_bytes) +
+           ", the kernel's maxDynamicSharedSizeBytes (raise it with dynamic_shared(kernel, bytes), up to " +
+           std::to_string(optin_shared_ - k.static_shared_bytes) + ")";
+  if (k.static_shared_bytes + k.dynamic_shared_bytes > optin_shared_)
+    return std::to_string(k.static_shared_bytes) + " static + " + std::to_string(k.dynamic_shared_bytes) +
+           " dynamic bytes of shared memory > " + std::to_string(optin_shared_) +
+           ", the device's sharedMemPerBlockOptin";
+  return {};
+}
+
+ADAEXPLORE_FN void Benchmark::prepare_run(bool poison) {
+  for (auto& r : restores_) r();
+  if (poison)
+    for (auto& p : poisons_) p();
+  for (auto& h : hooks_) h(stream_);
+}
+
+ADAEXPLORE_FN void Benchmark::launch_checked(const std::function<void(cudaStream_t)>& launch) {
+  launch(stream_);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
+         std::string("kernel launch: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+ADAEXPLORE_FN void Benchmark::sync_checked(const char* when) {
+  const cudaError_t e = cudaStreamSynchronize(stream_);
+  if (e != cudaSuccess)
+    fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
+         std::string("kernel execution (") + when + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+ADAEXPLORE_FN void Benchmark::record_kernel(const void* func, const std::string& name, dim3 block,
+                                           std::size_t dynamic_shared) {
+  cudaFuncAttributes attributes{};
+  check(cudaFuncGetAttributes(&attributes, func), "cudaFuncGetAttributes");
+  KernelRecord k;
+  k.name = name;
+  k.block[0] = block.x, k.block[1] = block.y, k.block[2] = block.z;
+  k.threads_per_block = static_cast<long>(block.x) * block.y * block.z;
+  k.registers = attributes.numRegs;
+  k.max_threads_per_block = attributes.maxThreadsPerBlock;
+  k.static_shared_bytes = static_cast<long>(attributes.sharedSizeBytes);
+  k.dynamic_shared_bytes = static_cast<long>(dynamic_shared);
+  k.max_dynamic_shared_bytes = attributes.maxDynamicSharedSizeBytes;
+  k.local_bytes = static_cast<long>(attributes.localSizeBytes);
+  k.reason = device_limit_violation(block, k.threads_per_block);
+  if (!k.reason.empty()) {  // left to the launch, which fails for real (see above)
+    k.launchable = false;
+    record_.kernels.push_back(k);
+    return;
+  }
+  k.reason = kernel_limit_violation(k);
+  if (!k.reason.empty()) {
+    k.launchable = false;
+    record_.kernels.push_back(k);
+    fail("resource_limit", "", k.name + ": " + k.reason + " (the driver's cudaFuncGetAttributes)");
+  }
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, func, static_cast<int>(k.threads_per_block),
+                                                      dynamic_shared),
+        "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  const long warps_per_block = (k.threads_per_block + warp_size_ - 1) / warp_size_;
+  k.warps_per_sm = static_cast<int>(k.blocks_per_sm * warps_per_block);
+  k.occupancy = static_cast<double>(k.warps_per_sm) / (threads_per_sm_ / warp_size_);
+  if (k.blocks_per_sm == 0) {
+    k.launchable = false;
+    k.reason = "no block of " + std::to_string(k.threads_per_block) + " threads with " +
+               std::to_string(k.static_shared_bytes + k.dynamic_shared_bytes) +
+               " bytes of shared memory fits on an SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor gives 0)";
+    record_.kernels.push_back(k);
+    fail("resource_limit", "", k.name + ": " + k.reason);
+  }
+  record_.kernels.push_back(k);
+}
+#endif  // ADAEXPLORE_HARNESS_BODIES
 
 }  // namespace adaexplore

@@ -16,6 +16,7 @@
 //    "stages_ms": {"setup", "verify", "warmup", "measure"},
 //    "suspicious": ["median 0.0011 ms is under the 0.002 ms launch-overhead floor: ...", ...],
 //    "clocks": {"sm_mhz_start", "sm_mhz_end", "reasons": ["sw_power_cap", ...]},
+//    "device_memory": {"allocated_bytes", "reused_bytes"},
 //    "kernels": [{"name", "block": [x, y, z], "threads_per_block", "registers",
 //                 "max_threads_per_block", "static_shared_bytes", "dynamic_shared_bytes",
 //                 "max_dynamic_shared_bytes", "local_bytes", "blocks_per_sm", "warps_per_sm",
@@ -44,6 +45,10 @@
 //    the Benchmark/HostBenchmark constructor to run() (context, buffers, inputs, reference),
 //    "verify" the checked run and the comparison, "warmup" and "measure" the two loops above
 //    (resets, L2 flushes and synchronisation included). A failed record has the stages it reached.
+//    The CUDA harness also reports parts of them (names with a dot; each already counted in its
+//    stage): "setup.context" (the Benchmark constructor: stream, events, device queries, the L2
+//    flush buffer), "setup.buffers" (input(), inout(), output(): random fill, cudaMalloc,
+//    copies), "verify.download" (download() during the verification).
 // "suspicious" (present only when not empty): reasons to distrust an "ok" timing; the tuner
 //    records such an outcome but never crowns it (best_of in tuner/src/tuner.hpp). The CUDA
 //    harness flags a median under the 0.002 ms launch-overhead floor (the benchmark may time no
@@ -70,15 +75,33 @@
 #include <cstring>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #ifdef ADAEXPLORE_MODULE
 #include <dlfcn.h>
+#endif
+
+// Header-only by default: every function of the harness is defined in its headers (inline). The
+// tuner builds the CUDA harness apart instead (ADAEXPLORE_HARNESS_SEPARATE, defined for the
+// benchmark's compile): the benchmark then sees only the declarations of the harness's
+// non-template functions (fewer headers, no code to generate for them), and their definitions
+// come from harness_separate.cu, compiled once per tuning with ADAEXPLORE_HARNESS_SEPARATE and
+// ADAEXPLORE_HARNESS_IMPLEMENTATION and linked into every configuration's build, which saves
+// host compile time per configuration (docs/throughput.md).
+#if defined(ADAEXPLORE_HARNESS_SEPARATE)
+#define ADAEXPLORE_FN
+#else
+#define ADAEXPLORE_FN inline
+#endif
+#if !defined(ADAEXPLORE_HARNESS_SEPARATE) || defined(ADAEXPLORE_HARNESS_IMPLEMENTATION)
+#define ADAEXPLORE_HARNESS_BODIES 1
+#include <sstream>
+#include <thread>
+#else
+#define ADAEXPLORE_HARNESS_BODIES 0
 #endif
 
 namespace adaexplore {
@@ -99,6 +122,19 @@ struct ModuleExit {
 #endif
 }
 
+/// A C function exported by the tuner's long-lived runner (tuner/src/runner_main.cpp), found with
+/// dlsym; null in a benchmark run as its own process (not a module), or in a module loaded by
+/// another program.
+template <typename F>
+F runner_function(const char* name) {
+#ifdef ADAEXPLORE_MODULE
+  return reinterpret_cast<F>(dlsym(RTLD_DEFAULT, name));
+#else
+  (void)name;
+  return nullptr;
+#endif
+}
+
 /// Host data that does not depend on the configuration (a reference result, say), computed once
 /// per runner process instead of once per configuration: `make()` runs, and its result is kept
 /// in the tuner's long-lived runner (tuner/src/runner.hpp) under `key`; the next configurations
@@ -113,8 +149,8 @@ std::vector<T> once_per_runner(const std::string& key, Make make) {
 #ifdef ADAEXPLORE_MODULE
   using Find = const void* (*)(const char*, std::size_t*);
   using Keep = void* (*)(const char*, std::size_t);
-  const auto find = reinterpret_cast<Find>(dlsym(RTLD_DEFAULT, "adaexplore_runner_find"));
-  const auto keep = reinterpret_cast<Keep>(dlsym(RTLD_DEFAULT, "adaexplore_runner_keep"));
+  const auto find = runner_function<Find>("adaexplore_runner_find");
+  const auto keep = runner_function<Keep>("adaexplore_runner_keep");
   if (find && keep) {
     std::size_t bytes = 0;
     if (const void* stored = find(key.c_str(), &bytes); stored && bytes % sizeof(T) == 0) {
@@ -150,27 +186,7 @@ struct HarnessOptions {
   double ci_rel = 0.01;        // measurement stops when the median's 95 % CI half-width <= this x median
   std::vector<std::string> user_args;  // arguments the harness does not know, in order
 
-  static HarnessOptions parse(int argc, char** argv) {
-    HarnessOptions o;
-    for (int i = 1; i < argc; ++i) {
-      const std::string a = argv[i];
-      auto value = [&](const char* name) -> const char* {
-        if (i + 1 >= argc) {
-          std::fprintf(stderr, "adaexplore harness: %s needs a value\n", name);
-          finish(64);
-        }
-        return argv[++i];
-      };
-      if (a == "--adaexplore-result") o.result_file = value("--adaexplore-result");
-      else if (a == "--adaexplore-seed") o.seed = std::strtoull(value("--adaexplore-seed"), nullptr, 10);
-      else if (a == "--adaexplore-warmup-ms") o.warmup_ms = std::atof(value("--adaexplore-warmup-ms"));
-      else if (a == "--adaexplore-measure-ms") o.measure_ms = std::atof(value("--adaexplore-measure-ms"));
-      else if (a == "--adaexplore-max-reps") o.max_reps = std::atoi(value("--adaexplore-max-reps"));
-      else if (a == "--adaexplore-ci-rel") o.ci_rel = std::atof(value("--adaexplore-ci-rel"));
-      else o.user_args.push_back(a);
-    }
-    return o;
-  }
+  static HarnessOptions parse(int argc, char** argv);
 };
 
 /// Median of values sorted in ascending order (0 when empty).
@@ -282,6 +298,10 @@ inline std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// Calls work(context, begin, end) over [0, n) in up to 16 chunks on as many threads (one chunk
+/// below 2^20 elements).
+ADAEXPLORE_FN void in_chunks(std::size_t n, void (*work)(void*, std::size_t, std::size_t), void* context);
+
 /// Random values, never all zeros: floating point uniform in [-1, 1), integers in [-100, 100].
 /// Element i depends only on (seed, i).
 template <typename T>
@@ -297,13 +317,8 @@ void fill_random(T* data, std::size_t n, std::uint64_t seed) {
       }
     }
   };
-  const std::size_t threads = n < (1u << 20) ? 1 : std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> pool;
-  const std::size_t chunk = (n + threads - 1) / threads;
-  for (std::size_t t = 1; t < threads; ++t)
-    pool.emplace_back(fill, std::min(n, t * chunk), std::min(n, (t + 1) * chunk));
-  fill(0, std::min(n, chunk));
-  for (auto& th : pool) th.join();
+  in_chunks(n, [](void* f, std::size_t begin, std::size_t end) { (*static_cast<decltype(fill)*>(f))(begin, end); },
+            &fill);
 }
 
 /// Draws a fresh seed for the next buffer from the benchmark's generator.
@@ -355,6 +370,10 @@ struct ResultRecord {
   std::vector<std::pair<std::string, double>> stages_ms;  // "setup", "verify", "warmup", "measure"
   std::vector<std::string> suspicious;                     // sanity gates that fired (see the top)
   ClockRecord clocks;
+  /// CUDA harness: the device memory its buffers took, bytes: newly cudaMalloc'd, or reused from
+  /// the tuner's runner (a block the previous configuration gave back; Benchmark::allocate).
+  /// The record has "device_memory" when either is non-zero.
+  unsigned long long allocated_bytes = 0, reused_bytes = 0;
 };
 
 /// Wall-clock ms since `start` (std::chrono::steady_clock).
@@ -362,10 +381,75 @@ inline double wall_ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// The clock event reasons that slow a kernel down for reasons other than its own work: HW
+/// slowdown, HW thermal, SW thermal, HW power brake (nvml.h bits 0x8, 0x40, 0x20, 0x80). The SW
+/// power cap is left out: a kernel that draws the card's power is expected to meet it.
+inline constexpr unsigned long long kNoisyClockEvents = 0x8ull | 0x20ull | 0x40ull | 0x80ull;
+
+/// Peak memory bandwidth in GB/s (1e9 bytes/s) from the memory clock (kHz, cudaDevAttrMemoryClockRate)
+/// and the bus width (bits, cudaDevAttrGlobalMemoryBusWidth): 2 (double data rate) x clock x
+/// width / 8. 0 when either is unknown (<= 0).
+inline double peak_bandwidth_gbs(double memory_clock_khz, double bus_width_bits) {
+  if (!(memory_clock_khz > 0) || !(bus_width_bits > 0)) return 0;
+  return 2.0 * memory_clock_khz * 1000.0 * (bus_width_bits / 8.0) / 1e9;
+}
+
 /// Names of the NVML clock event reason bits in `mask` (values of nvml.h's
 /// nvmlClocksEventReason*, formerly nvmlClocksThrottleReason*), in bit order; unknown bits as
 /// "0x...".
-inline std::vector<std::string> clock_event_names(unsigned long long mask) {
+ADAEXPLORE_FN std::vector<std::string> clock_event_names(unsigned long long mask);
+/// The sanity gates of the CUDA harness (see the top of this file); each fired gate appends one
+/// reason to `suspicious`. `floor_ms` <= 0, `peak_gbs` <= 0 or `l2_bytes` <= 0 turn the matching
+/// gate off (unknown); a record without bytes is not checked against the peak.
+ADAEXPLORE_FN void check_launch_floor(const TimeStats& t, double floor_ms, std::vector<std::string>& suspicious);
+ADAEXPLORE_FN void check_peak_bandwidth(double bytes, const TimeStats& t, double peak_gbs, double l2_bytes,
+                                        std::vector<std::string>& suspicious);
+ADAEXPLORE_FN void check_clocks(const ClockRecord& c, std::vector<std::string>& suspicious);
+/// The record as one line of JSON (the protocol at the top of this file).
+ADAEXPLORE_FN std::string to_json(const ResultRecord& r);
+/// Writes the record (to the result file, or stdout) and returns the process exit code.
+ADAEXPLORE_FN int emit(const HarnessOptions& o, const ResultRecord& r);
+/// Describes a failed verification for the record's message.
+ADAEXPLORE_FN std::string describe(const Verification& v);
+
+// Definitions (header-only, or the separate build's harness_separate.cu).
+#if ADAEXPLORE_HARNESS_BODIES
+ADAEXPLORE_FN HarnessOptions HarnessOptions::parse(int argc, char** argv) {
+  HarnessOptions o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "adaexplore harness: %s needs a value\n", name);
+        finish(64);
+      }
+      return argv[++i];
+    };
+    if (a == "--adaexplore-result") o.result_file = value("--adaexplore-result");
+    else if (a == "--adaexplore-seed") o.seed = std::strtoull(value("--adaexplore-seed"), nullptr, 10);
+    else if (a == "--adaexplore-warmup-ms") o.warmup_ms = std::atof(value("--adaexplore-warmup-ms"));
+    else if (a == "--adaexplore-measure-ms") o.measure_ms = std::atof(value("--adaexplore-measure-ms"));
+    else if (a == "--adaexplore-max-reps") o.max_reps = std::atoi(value("--adaexplore-max-reps"));
+    else if (a == "--adaexplore-ci-rel") o.ci_rel = std::atof(value("--adaexplore-ci-rel"));
+    else o.user_args.push_back(a);
+  }
+  return o;
+}
+
+ADAEXPLORE_FN void in_chunks(std::size_t n, void (*work)(void*, std::size_t, std::size_t), void* context) {
+  const std::size_t threads = n < (1u << 20) ? 1 : std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  const std::size_t chunk = (n + threads - 1) / threads;
+  for (std::size_t t = 1; t < threads; ++t)
+    pool.emplace_back(work, context, std::min(n, t * chunk), std::min(n, (t + 1) * chunk));
+  work(context, 0, std::min(n, chunk));
+  for (auto& th : pool) th.join();
+}
+
+/// Names of the NVML clock event reason bits in `mask` (values of nvml.h's
+/// nvmlClocksEventReason*, formerly nvmlClocksThrottleReason*), in bit order; unknown bits as
+/// "0x...".
+ADAEXPLORE_FN std::vector<std::string> clock_event_names(unsigned long long mask) {
   static const std::pair<unsigned long long, const char*> names[] = {
       {0x1ull, "gpu_idle"},           {0x2ull, "applications_clocks_setting"},
       {0x4ull, "sw_power_cap"},       {0x8ull, "hw_slowdown"},
@@ -386,30 +470,17 @@ inline std::vector<std::string> clock_event_names(unsigned long long mask) {
   return out;
 }
 
-/// The clock event reasons that slow a kernel down for reasons other than its own work: HW
-/// slowdown, HW thermal, SW thermal, HW power brake (nvml.h bits 0x8, 0x40, 0x20, 0x80). The SW
-/// power cap is left out: a kernel that draws the card's power is expected to meet it.
-inline constexpr unsigned long long kNoisyClockEvents = 0x8ull | 0x20ull | 0x40ull | 0x80ull;
-
-/// Peak memory bandwidth in GB/s (1e9 bytes/s) from the memory clock (kHz, cudaDevAttrMemoryClockRate)
-/// and the bus width (bits, cudaDevAttrGlobalMemoryBusWidth): 2 (double data rate) x clock x
-/// width / 8. 0 when either is unknown (<= 0).
-inline double peak_bandwidth_gbs(double memory_clock_khz, double bus_width_bits) {
-  if (!(memory_clock_khz > 0) || !(bus_width_bits > 0)) return 0;
-  return 2.0 * memory_clock_khz * 1000.0 * (bus_width_bits / 8.0) / 1e9;
-}
-
 /// The sanity gates of the CUDA harness (see the top of this file); each fired gate appends one
 /// reason to `suspicious`. `floor_ms` <= 0, `peak_gbs` <= 0 or `l2_bytes` <= 0 turn the matching
 /// gate off (unknown); a record without bytes is not checked against the peak.
-inline void check_launch_floor(const TimeStats& t, double floor_ms, std::vector<std::string>& suspicious) {
+ADAEXPLORE_FN void check_launch_floor(const TimeStats& t, double floor_ms, std::vector<std::string>& suspicious) {
   if (floor_ms <= 0 || t.values.empty() || !(t.median < floor_ms)) return;
   std::ostringstream s;
   s << "median " << t.median << " ms is under the " << floor_ms
     << " ms launch-overhead floor: the benchmark may not time the kernel";
   suspicious.push_back(s.str());
 }
-inline void check_peak_bandwidth(double bytes, const TimeStats& t, double peak_gbs, double l2_bytes,
+ADAEXPLORE_FN void check_peak_bandwidth(double bytes, const TimeStats& t, double peak_gbs, double l2_bytes,
                                  std::vector<std::string>& suspicious) {
   if (peak_gbs <= 0 || l2_bytes <= 0 || bytes <= 2 * l2_bytes || !(t.median > 0)) return;
   const double gbs = bytes / (t.median * 1e6);
@@ -420,7 +491,7 @@ inline void check_peak_bandwidth(double bytes, const TimeStats& t, double peak_g
     << l2_bytes << " bytes): the bytes figure or the timing is wrong";
   suspicious.push_back(s.str());
 }
-inline void check_clocks(const ClockRecord& c, std::vector<std::string>& suspicious) {
+ADAEXPLORE_FN void check_clocks(const ClockRecord& c, std::vector<std::string>& suspicious) {
   if (!c.present || !(c.reasons & kNoisyClockEvents)) return;
   std::ostringstream s;
   s << "noisy: the GPU's clocks were slowed during the measurement (NVML clock event reasons:";
@@ -433,7 +504,7 @@ inline void check_clocks(const ClockRecord& c, std::vector<std::string>& suspici
   suspicious.push_back(s.str());
 }
 
-inline std::string json_string(const std::string& s) {
+ADAEXPLORE_FN std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -454,14 +525,14 @@ inline std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-inline std::string json_number(double x) {
+ADAEXPLORE_FN std::string json_number(double x) {
   if (!std::isfinite(x)) return "null";
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", x);
   return buf;
 }
 
-inline std::string to_json(const ResultRecord& r) {
+ADAEXPLORE_FN std::string to_json(const ResultRecord& r) {
   std::ostringstream j;
   j << "{\"adaexplore_harness\": 1, \"status\": " << json_string(r.status)
     << ", \"message\": " << json_string(r.message) << ", \"error_name\": " << json_string(r.error_name);
@@ -492,6 +563,9 @@ inline std::string to_json(const ResultRecord& r) {
     for (std::size_t i = 0; i < names.size(); ++i) j << (i ? ", " : "") << json_string(names[i]);
     j << "]}";
   }
+  if (r.allocated_bytes || r.reused_bytes)
+    j << ", \"device_memory\": {\"allocated_bytes\": " << r.allocated_bytes << ", \"reused_bytes\": " << r.reused_bytes
+      << "}";
   if (r.verified) {
     const auto& v = r.verification;
     j << ", \"verification\": {\"checked\": " << v.checked << ", \"mismatches\": " << v.mismatches
@@ -535,7 +609,7 @@ inline std::string to_json(const ResultRecord& r) {
 }
 
 /// Writes the record (to the result file, or stdout) and returns the process exit code.
-inline int emit(const HarnessOptions& o, const ResultRecord& r) {
+ADAEXPLORE_FN int emit(const HarnessOptions& o, const ResultRecord& r) {
   const std::string text = to_json(r) + "\n";
   if (o.result_file.empty()) {
     std::fputs(text.c_str(), stdout);
@@ -551,12 +625,14 @@ inline int emit(const HarnessOptions& o, const ResultRecord& r) {
 }
 
 /// Describes a failed verification for the record's message.
-inline std::string describe(const Verification& v) {
+ADAEXPLORE_FN std::string describe(const Verification& v) {
   std::ostringstream s;
   s << v.mismatches << " of " << v.checked << " values differ from the reference; first at index " << v.first_index
     << ": got " << v.first_got << ", expected " << v.first_expected << " (max abs error " << v.max_abs_error << ")";
   return s.str();
 }
+
+#endif  // ADAEXPLORE_HARNESS_BODIES
 
 /// Warm-up (see the top of this file): runs `timed_run` at least twice; stops when the median of
 /// the last 3 times is within 2 % of the median of the 3 before them, when warmup_ms of timed run
@@ -637,7 +713,7 @@ TimeStats repeat_and_time(const HarnessOptions& o, TimedRun timed_run, int& warm
 // below; an early end (Benchmark::fail, HarnessOptions) unwinds to it as ModuleExit. A benchmark
 // whose main has another signature does not link as a module: give it (int argc, char** argv),
 // or set the spec's run.runner to false (one process per evaluation).
-#ifdef ADAEXPLORE_MODULE
+#if defined(ADAEXPLORE_MODULE) && !defined(ADAEXPLORE_HARNESS_IMPLEMENTATION)  // the benchmark's TU only
 int adaexplore_benchmark_main(int argc, char** argv);
 extern "C" __attribute__((visibility("default"))) int adaexplore_module_entry(int argc, char** argv) {
   try {

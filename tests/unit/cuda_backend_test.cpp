@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backends.hpp"
+#include "program_backend.hpp"
 #include "process.hpp"
 #include "render.hpp"
 #include "test_support.hpp"
@@ -103,11 +104,43 @@ TEST_F(CudaBackendTest, CompilesForSm90AndReadsResourcesFromPtxas) {
   EXPECT_EQ(k.arch, "sm_90");
   const std::string cmd = read_file(p.directory / "compile.cmd");
   for (const char* flag :
-       {"-std=c++17 -O3 -arch=sm_90 -Xptxas -v -lineinfo", "-DADAEXPLORE_PARAM_SHARED=256",
-        "-DADAEXPLORE_PARAM_MODE=0", "fill_bench.cu -o "})
+       {"-std=c++17 -O1 -arch=sm_90 -Xptxas -v -lineinfo", "-DADAEXPLORE_PARAM_SHARED=256",
+        "-DADAEXPLORE_PARAM_MODE=0", "fill_bench.cu "})
     EXPECT_NE(cmd.find(flag), std::string::npos) << flag << " in " << cmd;
   EXPECT_NE(read_file(p.directory / "fill.cuh").find("__shared__ float buffer[256];"),
             std::string::npos);
+}
+
+// The harness built apart (harness_separate.cu, ADAEXPLORE_HARNESS_SEPARATE): one object per
+// flags and harness, in the cache folder, reused by a later backend; a configuration prepared
+// once it is there compiles declarations only and links it, and the program still builds; a -O
+// in the spec's flags replaces the tuner's -O1 for both.
+TEST_F(CudaBackendTest, HarnessIsBuiltOnceApartAndLinkedIntoLaterConfigurations) {
+  const fs::path cache = dir_ / "cache";
+  ::setenv("ADAEXPLORE_CACHE_DIR", cache.c_str(), 1);
+  nlohmann::json j = spec_json();
+  j["compiler"]["flags"] = {"-O2"};
+  const Spec s = spec(j);
+  auto backend = make_cuda_backend(s, DeviceInfo{});
+  auto& program = static_cast<ProgramBackend&>(*backend);
+  const fs::path object = program.harness_object(/*wait=*/true);
+  ::unsetenv("ADAEXPLORE_CACHE_DIR");
+  ASSERT_FALSE(object.empty()) << "see the logs in " << (cache / "harness");
+  EXPECT_EQ(object.parent_path(), cache / "harness");
+  const auto built = fs::last_write_time(object);
+  const Prepared p = backend->prepare(s.space.config_from_texts({{"SHARED", "256"}, {"MODE", "0"}, {"LOCAL", "0"}}));
+  ASSERT_FALSE(p.failure) << p.failure->message;
+  EXPECT_TRUE(fs::exists(p.executable));
+  const std::string cmd = read_file(p.directory / "compile.cmd");
+  for (const std::string flag : {std::string("-DADAEXPLORE_HARNESS_SEPARATE=1"), "fill_bench.cu " + object.string() + " -o ",
+                                 std::string("-std=c++17 -arch=sm_90 -Xptxas -v -lineinfo -O2")})
+    EXPECT_NE(cmd.find(flag), std::string::npos) << flag << " in " << cmd;
+  EXPECT_EQ(cmd.find("-O1"), std::string::npos) << cmd;
+  ::setenv("ADAEXPLORE_CACHE_DIR", cache.c_str(), 1);
+  auto again = make_cuda_backend(s, DeviceInfo{});
+  EXPECT_EQ(static_cast<ProgramBackend&>(*again).harness_object(true), object);
+  ::unsetenv("ADAEXPLORE_CACHE_DIR");
+  EXPECT_EQ(fs::last_write_time(object), built);  // reused, not built again
 }
 
 // compiler.launcher ccache: the compile (-c, to an object) is cached and the link runs apart; a
@@ -121,6 +154,8 @@ TEST_F(CudaBackendTest, CcacheLauncherHitReplaysThePtxasReport) {
   j["compiler"]["launcher"] = {ccache.string()};
   const Spec s = spec(j);
   auto backend = make_cuda_backend(s, DeviceInfo{});
+  // The harness object first, so that both rounds compile the same way (built apart).
+  EXPECT_FALSE(static_cast<ProgramBackend&>(*backend).harness_object(/*wait=*/true).empty());
   const Config good = s.space.config_from_texts({{"SHARED", "256"}, {"MODE", "0"}, {"LOCAL", "0"}});
   const Config too_big = s.space.config_from_texts({{"SHARED", "13000"}, {"MODE", "0"}, {"LOCAL", "0"}});
   const Prepared first = backend->prepare(good), rejected = backend->prepare(too_big);

@@ -164,6 +164,36 @@ TEST(Tuner, PipelineCompilesExactlyTheBudgetAndNothingTwice) {
   EXPECT_EQ(r.stop_reason, "budget");
 }
 
+// A slow compile does not hold up the GPU: with 4 compile workers, the configuration prepared
+// first after the baseline takes 400 ms to compile and the others none; those compiled meanwhile
+// are measured (and recorded) before it, the baseline still first.
+class OneSlowCompileBackend : public FakeBackend {
+ public:
+  OneSlowCompileBackend() : FakeBackend(4) {}
+  Prepared prepare(const Config& c) override {
+    if (!(c == kBaseline) && !taken_.exchange(true)) {
+      slow_ = c;
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    }
+    return FakeBackend::prepare(c);
+  }
+  std::atomic<bool> taken_{false};
+  Config slow_;
+};
+
+TEST(Tuner, ASlowCompileDoesNotHoldUpTheMeasurementsBehindIt) {
+  const Space s = space();
+  OneSlowCompileBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(12), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 12u);
+  EXPECT_EQ(r.outcomes.front().config, kBaseline);
+  std::size_t slow_at = 0;
+  for (std::size_t i = 0; i < r.outcomes.size(); ++i)
+    if (r.outcomes[i].config == backend.slow_) slow_at = i;
+  EXPECT_GE(slow_at, 4u) << "the slow configuration was recorded " << slow_at << "th";
+}
+
 // Several measuring workers (one per GPU): after the baseline, measured alone, up to
 // measure_slots() configurations are measured at once; every outcome is recorded once, the
 // budget holds, the worker that measured each is the one its outcome names.

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include <unistd.h>
 
 #include "program_outcome.hpp"
 #include "render.hpp"
@@ -45,6 +48,24 @@ ProcessOptions logged_options(const fs::path& directory, const std::string& stem
   options.stdout_file = directory / (stem + ".out");
   options.stderr_file = directory / (stem + ".err");
   return options;
+}
+
+// Where compiled harness objects are kept (build_harness_object), shared by every tuning of the
+// user: $ADAEXPLORE_CACHE_DIR/harness, else $XDG_CACHE_HOME/adaexplore/harness, else
+// ~/.cache/adaexplore/harness; <work_dir>/harness when none of them can be created. The names are
+// content hashes, so any of them may be deleted at any time.
+fs::path harness_cache_directory(const fs::path& work_dir) {
+  std::vector<fs::path> candidates;
+  if (const char* d = std::getenv("ADAEXPLORE_CACHE_DIR"); d && *d) candidates.push_back(fs::path(d) / "harness");
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) candidates.push_back(fs::path(d) / "adaexplore" / "harness");
+  if (const char* d = std::getenv("HOME"); d && *d) candidates.push_back(fs::path(d) / ".cache" / "adaexplore" / "harness");
+  candidates.push_back(fs::absolute(work_dir / "harness"));
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    fs::create_directories(c, ec);
+    if (!ec && fs::is_directory(c, ec) && ::access(c.c_str(), W_OK) == 0) return c;
+  }
+  return candidates.back();
 }
 
 // -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir> -I<spec include dirs>, each once.
@@ -176,6 +197,61 @@ std::vector<std::string> ProgramBackend::compile_command(const Config& config,
   return argv;
 }
 
+ProgramBackend::HarnessBuild ProgramBackend::plan_harness_object() const {
+  const fs::path source = harness_ / "adaexplore" / "harness_separate.cu";
+  std::error_code ec;
+  if (!fs::exists(source, ec)) return {};
+  std::vector<std::string> argv = compiler_prefix(spec_.compiler);
+  for (const auto& f : toolchain_flags()) argv.push_back(f);
+  for (const auto& f : spec_.compiler.flags) argv.push_back(f);
+  argv.push_back("-I" + harness_.string());
+  if (!runner_command_.empty())
+    for (const auto& f : module_flags()) argv.push_back(f);
+  argv.insert(argv.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-c", source.string(), "-o"});
+  // Named by everything that goes into it: the command and the harness's sources.
+  std::string key;
+  for (const auto& a : argv) key += a + '\n';
+  for (const char* file : {"harness_separate.cu", "harness.cuh", "harness_common.hpp"})
+    key += read_file(harness_ / "adaexplore" / file);
+  return {argv, harness_cache_directory(spec_.work_dir) / (content_hash(key).substr(0, 16) + ".o")};
+}
+
+fs::path ProgramBackend::build_harness_object(HarnessBuild build) const {
+  std::error_code ec;
+  const fs::path& object = build.object;
+  const fs::path directory = object.parent_path();
+  std::vector<std::string>& argv = build.command;
+  // Built under a name of its own, then renamed: tunings building the same object at once each
+  // finish theirs, and none reads a half-written one.
+  const fs::path partial = object.string() + "." + std::to_string(::getpid()) + "-" +
+                           std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + ".partial";
+  argv.push_back(partial.string());
+  const std::string stem = partial.filename().string();
+  const ProcessResult built = run_process(argv, logged_options(directory, stem, spec_.compiler.timeout_s));
+  write_file_if_changed(directory / (stem + ".cmd"), built.command_line() + "\n");
+  if (!built.ok()) return {};  // header-only, the compile's log in <directory>/<hash>...partial.err
+  fs::rename(partial, object, ec);
+  for (const char* suffix : {".out", ".err", ".cmd"}) fs::remove(directory / (stem + suffix), ec);
+  return fs::exists(object, ec) ? object : fs::path();
+}
+
+fs::path ProgramBackend::harness_object(bool wait) {
+  if (!separate_harness()) return {};
+  std::call_once(harness_started_, [this] {
+    HarnessBuild build = plan_harness_object();
+    std::error_code ec;
+    if (build.object.empty() || fs::exists(build.object, ec)) {  // none, or built by an earlier tuning
+      std::promise<fs::path> known;
+      known.set_value(build.object);
+      harness_object_ = known.get_future().share();
+    } else {
+      harness_object_ = std::async(std::launch::async, [this, build] { return build_harness_object(build); }).share();
+    }
+  });
+  if (!wait && harness_object_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return {};
+  return harness_object_.get();
+}
+
 Prepared ProgramBackend::prepare(const Config& config) {
   Prepared prepared;
   prepared.config = config;
@@ -197,7 +273,12 @@ Prepared ProgramBackend::prepare(const Config& config) {
   ProcessOptions options = logged_options(prepared.directory, "compile", spec_.compiler.timeout_s);
   options.capture_limit = 4 << 20;  // the whole ptxas report, however many kernels
   std::vector<std::string> command = compile_command(config, prepared);
+  // The harness apart, once its object is built (the first configurations build header-only
+  // meanwhile): -DADAEXPLORE_HARNESS_SEPARATE=1 for the compile, the object for the link.
+  const fs::path harness_object = this->harness_object();
+  if (!harness_object.empty()) command.insert(command.end() - 3, "-DADAEXPLORE_HARNESS_SEPARATE=1");
   if (spec_.compiler.launcher.empty()) {
+    if (!harness_object.empty()) command.insert(command.end() - 2, harness_object.string());
     const ProcessResult compile = run_process(command, options);
     write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
     prepared.stage_ms["compile"] = compile.wall_ms;
@@ -213,6 +294,7 @@ Prepared ProgramBackend::prepare(const Config& config) {
   command.insert(command.end() - 2, spec_.benchmark_path.string());
   command.back() = object;
   link[link.size() - 3] = object;
+  if (!harness_object.empty()) link.insert(link.end() - 2, harness_object.string());
   const ProcessResult compile = run_process(command, options);
   prepared.stage_ms["compile"] = compile.wall_ms;
   std::string cmd = compile.command_line() + "\n";

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -68,6 +69,11 @@ class ProgramBackend : public Backend {
   /// "runner: ..." or "process per evaluation: ..." with the reason when the runner is not used.
   std::string evaluation_mode() const override { return mode_; }
   ~ProgramBackend() override;
+  /// The object of the harness built apart (separate_harness()) once its build, started in the
+  /// background by the first prepare() (or by this call), is done; empty before that (`wait`
+  /// false: the configurations prepared meanwhile build header-only), when the backend builds
+  /// header-only, and when the build failed (its log: work_dir/harness/<hash>.err).
+  std::filesystem::path harness_object(bool wait = false);
   /// Runner processes started so far (1 + restarts after crashes, time-outs, sticky errors); 0 in
   /// process-per-evaluation mode or before the first prepare().
   std::size_t runner_starts() const {
@@ -105,6 +111,10 @@ class ProgramBackend : public Backend {
     (void)slot;
     return nullptr;
   }
+  /// The harness's non-template functions are compiled once, apart, and linked into every
+  /// configuration's build (templates/adaexplore/harness_separate.cu; harness_common.hpp says
+  /// why). cuda: yes; host: no (its harness compiles fast header-only).
+  virtual bool separate_harness() const { return false; }
 
  private:
   std::filesystem::path eval_directory(const Config& config) const;
@@ -113,6 +123,17 @@ class ProgramBackend : public Backend {
   std::optional<Outcome> compile_verdict(const ProcessResult& compile, Prepared& prepared) const;
   std::vector<std::string> run_arguments(const std::filesystem::path& record) const;
   ProcessResult run_module(Prepared& prepared, const std::filesystem::path& record, Outcome& stages);
+  // The harness built apart: the compile command of harness_separate.cu for this backend's flags
+  // (without the output file) and its object, named by the content hash of the command and the
+  // harness's sources in the user's cache folder (harness_cache_directory in the .cpp); both
+  // empty when the harness folder has no harness_separate.cu.
+  struct HarnessBuild {
+    std::vector<std::string> command;
+    std::filesystem::path object;
+  };
+  HarnessBuild plan_harness_object() const;
+  // Compiles it; the object, or empty when the compile failed (its log stays in the cache folder).
+  std::filesystem::path build_harness_object(HarnessBuild build) const;
 
   Spec spec_;
   std::filesystem::path harness_;
@@ -123,6 +144,8 @@ class ProgramBackend : public Backend {
   std::string mode_;
   std::once_flag runner_started_;
   std::vector<std::unique_ptr<Runner>> runners_;  // one per measure slot, started by the first prepare()
+  std::once_flag harness_started_;
+  std::shared_future<std::filesystem::path> harness_object_;  // build_harness_object(), in the background
 };
 
 }  // namespace adaexplore

@@ -81,6 +81,14 @@ class Runner {
 /// (empty: host modules, no CUDA). Returns the process exit code.
 int runner_main(const std::string& cudart);
 
+/// The runner's device pool (runner_main.cpp; the harness reaches it through the exported C
+/// functions adaexplore_runner_take_device, _give_device and _release_device). runner_main sets
+/// `free_memory` to the CUDA runtime's cudaFree (without it the pool keeps nothing) and calls
+/// device_pool_after_module after each module: it frees the blocks that module did not take
+/// back. Both are here for the runner and its tests.
+void set_device_pool_free(int (*free_memory)(void*));
+void device_pool_after_module();
+
 /// The CUDA runtime library next to `nvcc` (<toolkit>/lib64/libcudart.so, or the targets/
 /// folder's); empty when none is found.
 std::filesystem::path cudart_library_for(const std::filesystem::path& nvcc);

@@ -15,6 +15,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -68,10 +69,81 @@ extern "C" __attribute__((visibility("default"), used)) void* adaexplore_runner_
   }
 }
 
+// The runner's pool of device allocations (the CUDA harness's buffers, harness.cuh
+// Benchmark::allocate): a module gives its cudaMalloc'd blocks back when it ends instead of
+// freeing them, and the next module, which asks for the same sizes (the same benchmark), takes
+// them instead of paying cudaMalloc and cudaFree (which synchronizes the device) again. Blocks
+// are taken by exact size. After each module the runner frees the blocks the module did not take
+// back (device_pool_after_module), so the pool never holds more than one module's buffers; a module whose
+// cudaMalloc fails asks for them all to be freed (adaexplore_runner_release_device) and retries.
+// The content of a block is whatever the last module left: the harness uploads inputs, restores
+// inout buffers and poisons outputs before the checked run, as it would a new allocation.
+namespace {
+struct DeviceBlock {
+  void* pointer;
+  std::size_t bytes;
+  unsigned long long module;  // the module that gave it back
+};
+struct DevicePool {
+  std::vector<DeviceBlock> blocks;
+  unsigned long long module = 0;    // the module being run
+  int (*free_memory)(void*) = nullptr;  // cudaFree, set when the runner loaded the CUDA runtime
+};
+DevicePool& device_pool() {
+  static DevicePool pool;
+  return pool;
+}
+// Frees the blocks that `keep_if` rejects.
+template <typename Keep>
+void device_pool_free_unless(Keep keep_if) {
+  auto& pool = device_pool();
+  std::vector<DeviceBlock> kept;
+  for (const DeviceBlock& b : pool.blocks)
+    if (keep_if(b) || !pool.free_memory)
+      kept.push_back(b);
+    else
+      pool.free_memory(b.pointer);
+  pool.blocks.swap(kept);
+}
+}  // namespace
+
+/// A device block of exactly `bytes` bytes that an earlier module gave back (it is the caller's
+/// now), or null.
+extern "C" __attribute__((visibility("default"), used)) void* adaexplore_runner_take_device(std::size_t bytes) {
+  auto& pool = device_pool();
+  for (auto it = pool.blocks.begin(); it != pool.blocks.end(); ++it)
+    if (it->bytes == bytes) {
+      void* p = it->pointer;
+      pool.blocks.erase(it);
+      return p;
+    }
+  return nullptr;
+}
+
+/// Keeps `pointer`, a cudaMalloc'd block of `bytes` bytes, for the next module; 0 when the runner
+/// cannot free device memory (no CUDA runtime loaded): the caller frees it then.
+extern "C" __attribute__((visibility("default"), used)) int adaexplore_runner_give_device(void* pointer,
+                                                                                         std::size_t bytes) {
+  auto& pool = device_pool();
+  if (!pool.free_memory) return 0;
+  try {
+    pool.blocks.push_back({pointer, bytes, pool.module});
+    return 1;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+/// Frees every pooled block (a module short of device memory asks for this before it retries).
+extern "C" __attribute__((visibility("default"), used)) void adaexplore_runner_release_device() {
+  device_pool_free_unless([](const DeviceBlock&) { return false; });
+}
+
 namespace adaexplore {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
 
 double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
@@ -136,6 +208,14 @@ using Entry = int (*)(int, char**);
 
 }  // namespace
 
+void set_device_pool_free(int (*free_memory)(void*)) { device_pool().free_memory = free_memory; }
+
+void device_pool_after_module() {
+  const unsigned long long current = device_pool().module;
+  device_pool_free_unless([current](const DeviceBlock& b) { return b.module == current; });
+  ++device_pool().module;
+}
+
 int runner_main(const std::string& cudart) {
   // The reply channel is the stdout the tuner gave us; fd 1 itself goes to each request's file.
   // Gone with the tuner, even while a module hangs in a kernel: a runner left behind would hold
@@ -154,7 +234,16 @@ int runner_main(const std::string& cudart) {
     std::perror("adaexplore runner: cannot set up its file descriptors");
     return 70;
   }
+  // Host memory freed by one module stays in the runner's heap for the next: large blocks come
+  // from the heap instead of their own mmap (returned to the system on free), and the heap is
+  // never trimmed. A benchmark's host buffers (inputs, references, downloads: 64 MiB each for
+  // gemm) are then reused with their pages already mapped; a fresh one pays a page fault per
+  // 4 KiB page, 40 ms per 64 MiB on the H200 machine (bench/setup_costs.cu, 1.7 GB/s) against
+  // about 6 ms to zero reused memory. (glibc falls back to mmap when the heap cannot grow.)
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);
   const CudaRuntime cuda(cudart);
+  set_device_pool_free(cuda.free_memory);
   write_all(replies, "{\"ready\": true}\n");
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -211,6 +300,7 @@ int runner_main(const std::string& cudart) {
       }
       t = Clock::now();
       if (handle) dlclose(handle);
+      if (!lost) device_pool_after_module();
       reply["unload_ms"] = ms_since(t);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "adaexplore runner: bad request (%s): %s\n", e.what(), line.c_str());

@@ -116,8 +116,8 @@ class Loop {
   }
 
   // The pipeline. Configurations wait in queue_ (proposed, not started), compile in pending_ (at
-  // most parallelism() at once, started in queue order) and are measured one at a time in the
-  // same order. When the queue is empty and a compile slot is free, the strategy is asked for
+  // most parallelism() at once, started in queue order) and are measured one at a time as their
+  // compiles finish (next_ready; the baseline first). When the queue is empty and a compile slot is free, the strategy is asked for
   // the next proposals at once, before the configurations in flight are measured, so the compile
   // workers (and then the GPU) never wait for a batch to finish; with parallelism() 1 (replays)
   // it is asked only when nothing is in flight, i.e. batch by batch as before. The proposals are
@@ -171,9 +171,24 @@ class Loop {
     if (!p.executable.empty()) std::filesystem::remove(p.executable, ec);
   }
 
+  // The next compiled configuration to measure: the oldest whose compile is done, waiting for the
+  // first to finish when none is, so that one slow compile (tens of seconds for a large unrolled
+  // tile) does not hold the GPU idle while later configurations are ready. The baseline (the
+  // front while pending: it is measured first) and a single compile worker (replays: the order
+  // is their trace) keep the queue order.
+  std::size_t next_ready() {
+    if (ahead() == 1 || baseline_pending_) return 0;
+    while (true) {
+      for (std::size_t i = 0; i < pending_.size(); ++i)
+        if (pending_[i].wait_for(std::chrono::seconds(0)) == std::future_status::ready) return i;
+      pending_.front().wait_for(std::chrono::milliseconds(2));
+    }
+  }
+
   void measure_next() {
-    Prepared p = pending_.front().get();
-    pending_.pop_front();
+    const std::size_t next = next_ready();
+    Prepared p = pending_[next].get();
+    pending_.erase(pending_.begin() + static_cast<long>(next));
     if (ahead() > 1) feed();  // the freed compile slot starts the next one while this one is measured
     // Past the time limit, nothing more starts. Another process sharing the results file measured
     // it, or used up the budget, meanwhile.
