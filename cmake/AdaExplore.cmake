@@ -149,7 +149,10 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     (the failure-driven, diversity-preserving search; ``ga`` and ``random`` are the baselines).
 
   ``SEED <n>``
-    Random seed, a non-negative integer; same seed and outcomes, same proposals. Default 1.
+    Random seed, a non-negative integer; same seed and outcomes in the same order, same
+    proposals (with several compile workers, outcomes are recorded as compiles finish, so a
+    tuning's order, and the proposals after it, can differ between runs; replays are exactly
+    reproducible). Default 1.
 
   ``NAMESPACE <namespace>``
     The header's namespace, e.g. ``blas::tuning``. Default ``adaexplore::<name>``.

@@ -48,7 +48,7 @@
 //    The CUDA harness also reports parts of them (names with a dot; each already counted in its
 //    stage): "setup.context" (the Benchmark constructor: stream, events, device queries, the L2
 //    flush buffer), "setup.buffers" (input(), inout(), output(): random fill, cudaMalloc,
-//    copies), "verify.download" (download() during the verification).
+//    copies), "verify.download" (download(), gather() and nonfinite() during the verification).
 // "suspicious" (present only when not empty): reasons to distrust an "ok" timing; the tuner
 //    records such an outcome but never crowns it (best_of in tuner/src/tuner.hpp). The CUDA
 //    harness flags a median under the 0.002 ms launch-overhead floor (the benchmark may time no
@@ -88,9 +88,12 @@
 // tuner builds the CUDA harness apart instead (ADAEXPLORE_HARNESS_SEPARATE, defined for the
 // benchmark's compile): the benchmark then sees only the declarations of the harness's
 // non-template functions (fewer headers, no code to generate for them), and their definitions
-// come from harness_separate.cu, compiled once per tuning with ADAEXPLORE_HARNESS_SEPARATE and
-// ADAEXPLORE_HARNESS_IMPLEMENTATION and linked into every configuration's build, which saves
-// host compile time per configuration (docs/throughput.md).
+// come from harness_separate.cu, compiled once (and cached, by content, across tunings) with
+// ADAEXPLORE_HARNESS_SEPARATE and ADAEXPLORE_HARNESS_IMPLEMENTATION and linked into every
+// configuration's build, which saves host compile time per configuration (docs/throughput.md).
+// A benchmark sees the same API either way, except for what the harness's headers happen to
+// include: it must include the standard headers it uses (the tuner falls back to header-only
+// when it does not).
 #if defined(ADAEXPLORE_HARNESS_SEPARATE)
 #define ADAEXPLORE_FN
 #else

@@ -5,6 +5,10 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <memory>
+#include <cstdlib>
+#include <tuple>
+#include <optional>
 #include <sstream>
 
 #include "backends.hpp"
@@ -58,12 +62,15 @@ class CudaBackendTest : public ::testing::Test {
   void SetUp() override {
     nvcc_ = test::nvcc_path();
     if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
+    // The harness objects these tests build go to a cache of the test run, not the user's.
+    cache_ = test::test_harness_cache();
     dir_ = test::fresh_test_directory("cuda-backend");
     std::ofstream(dir_ / "fill.cuh.in") << kTemplate;
     std::ofstream(dir_ / "fill_bench.cu") << kBenchmark;
   }
   void TearDown() override {
     if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
+    cache_.reset();
   }
 
   nlohmann::json spec_json() const {
@@ -90,6 +97,7 @@ class CudaBackendTest : public ::testing::Test {
 
   std::string nvcc_;
   fs::path dir_;
+  std::unique_ptr<test::ScopedEnv> cache_;
 };
 
 TEST_F(CudaBackendTest, CompilesForSm90AndReadsResourcesFromPtxas) {
@@ -117,14 +125,13 @@ TEST_F(CudaBackendTest, CompilesForSm90AndReadsResourcesFromPtxas) {
 // in the spec's flags replaces the tuner's -O1 for both.
 TEST_F(CudaBackendTest, HarnessIsBuiltOnceApartAndLinkedIntoLaterConfigurations) {
   const fs::path cache = dir_ / "cache";
-  ::setenv("ADAEXPLORE_CACHE_DIR", cache.c_str(), 1);
+  auto scoped = std::make_unique<test::ScopedEnv>("ADAEXPLORE_CACHE_DIR", cache.string());
   nlohmann::json j = spec_json();
   j["compiler"]["flags"] = {"-O2"};
   const Spec s = spec(j);
   auto backend = make_cuda_backend(s, DeviceInfo{});
   auto& program = static_cast<ProgramBackend&>(*backend);
   const fs::path object = program.harness_object(/*wait=*/true);
-  ::unsetenv("ADAEXPLORE_CACHE_DIR");
   ASSERT_FALSE(object.empty()) << "see the logs in " << (cache / "harness");
   EXPECT_EQ(object.parent_path(), cache / "harness");
   const auto built = fs::last_write_time(object);
@@ -136,11 +143,46 @@ TEST_F(CudaBackendTest, HarnessIsBuiltOnceApartAndLinkedIntoLaterConfigurations)
                                  std::string("-std=c++17 -arch=sm_90 -Xptxas -v -lineinfo -O2")})
     EXPECT_NE(cmd.find(flag), std::string::npos) << flag << " in " << cmd;
   EXPECT_EQ(cmd.find("-O1"), std::string::npos) << cmd;
-  ::setenv("ADAEXPLORE_CACHE_DIR", cache.c_str(), 1);
   auto again = make_cuda_backend(s, DeviceInfo{});
   EXPECT_EQ(static_cast<ProgramBackend&>(*again).harness_object(true), object);
-  ::unsetenv("ADAEXPLORE_CACHE_DIR");
+  scoped.reset();
   EXPECT_EQ(fs::last_write_time(object), built);  // reused, not built again
+}
+
+// A benchmark that uses a standard header without including it (std::ostringstream; the
+// header-only harness happens to include <sstream>, its declarations do not) fails to compile
+// against the harness built apart: the configuration is compiled again header-only, succeeds,
+// and the rest of the tuning builds header-only.
+TEST_F(CudaBackendTest, ABenchmarkThatNeedsTheHarnessHeadersFallsBackToHeaderOnly) {
+  std::string bench = kBenchmark;
+  bench.replace(bench.find("  return bench.run("), 0,
+                "  std::ostringstream label;\n  label << \"fill \" << n;\n  if (label.str().empty()) return 1;\n");
+  std::ofstream(dir_ / "fill_bench.cu") << bench;
+  const Spec s = spec(spec_json());
+  auto backend = make_cuda_backend(s, DeviceInfo{});
+  ASSERT_FALSE(static_cast<ProgramBackend&>(*backend).harness_object(/*wait=*/true).empty());
+  const Prepared p = backend->prepare(s.space.config_from_texts({{"SHARED", "256"}, {"MODE", "0"}, {"LOCAL", "0"}}));
+  ASSERT_FALSE(p.failure) << p.failure->message;
+  EXPECT_EQ(read_file(p.directory / "compile.cmd").find("ADAEXPLORE_HARNESS_SEPARATE"), std::string::npos);
+  EXPECT_TRUE(static_cast<ProgramBackend&>(*backend).harness_object().empty());  // header-only from now on
+}
+
+// The tuner's -O1 for the host code unless the spec's flags set nvcc's -O; an -O given to
+// another tool (-Xptxas -O3) is not nvcc's. (A syntax error fails fast; compile.cmd is written.)
+TEST_F(CudaBackendTest, HostOptimizationIsO1UnlessTheFlagsSetNvccsOwn) {
+  for (const auto& [flags, expected, absent] :
+       std::vector<std::tuple<std::vector<std::string>, std::string, std::string>>{
+           {{}, " -O1 ", " -O3"}, {{"-Xptxas", "-O3"}, " -O1 ", ""}, {{"-O3"}, " -O3", " -O1 "}}) {
+    nlohmann::json j = spec_json();
+    j["compiler"]["flags"] = flags;
+    const Spec s = spec(j);
+    const Prepared p = make_cuda_backend(s, DeviceInfo{})->prepare(
+        s.space.config_from_texts({{"SHARED", "256"}, {"MODE", "1"}, {"LOCAL", "0"}}));
+    const std::string cmd = read_file(p.directory / "compile.cmd");
+    EXPECT_NE(cmd.find(expected), std::string::npos) << cmd;
+    if (!absent.empty()) EXPECT_EQ(cmd.find(absent), std::string::npos) << cmd;
+    fs::remove_all(p.directory);
+  }
 }
 
 // compiler.launcher ccache: the compile (-c, to an object) is cached and the link runs apart; a

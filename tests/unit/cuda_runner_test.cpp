@@ -106,6 +106,7 @@ class CudaRunnerTest : public ::testing::Test {
     nvcc_ = test::nvcc_path();
     if (nvcc_.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
     ::setenv("ADAEXPLORE_RUNNER", ADAEXPLORE_TUNER_EXECUTABLE, 1);
+    cache_ = test::test_harness_cache();
     dir_ = test::fresh_test_directory("cuda-runner");
     std::ofstream(dir_ / "twice.cuh.in") << kTemplate;
     std::ofstream(dir_ / "twice_bench.cu") << kBenchmark;
@@ -123,6 +124,7 @@ class CudaRunnerTest : public ::testing::Test {
   }
   void TearDown() override {
     ::unsetenv("ADAEXPLORE_RUNNER");
+    cache_.reset();
     backend_.reset();
     if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
   }
@@ -141,6 +143,7 @@ class CudaRunnerTest : public ::testing::Test {
   DeviceInfo device_;
   Spec spec_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<test::ScopedEnv> cache_;
 };
 
 // No GPU needed: the module links (nvcc -shared, no undefined symbols) and exports its entry.
@@ -165,6 +168,7 @@ TEST_F(CudaRunnerTest, OneContextForGoodRunsAndLaunchErrorsAFreshOneAfterAnIlleg
   EXPECT_TRUE(first.stage_ms.count("load"));
   for (const char* stage : {"setup.context", "setup.buffers", "verify.download"})
     EXPECT_TRUE(first.stage_ms.count(stage)) << stage;
+  ASSERT_TRUE(first.extra.contains("device_memory")) << first.extra.dump();
   // A fresh runner: the output buffer is new device memory (only the verification's few bytes of
   // scratch, given back by nonfinite() and taken by gather(), are reused).
   EXPECT_LT(first.extra["device_memory"].value("reused_bytes", -1), 1024) << first.extra.dump();
@@ -175,6 +179,7 @@ TEST_F(CudaRunnerTest, OneContextForGoodRunsAndLaunchErrorsAFreshOneAfterAnIlleg
   const Outcome second = evaluate(0);
   ASSERT_EQ(second.status, Status::ok) << second.message;
   EXPECT_EQ(starts(), 1u);  // ok, launch_error, ok: one runner, one context
+  ASSERT_TRUE(second.extra.contains("device_memory")) << second.extra.dump();
   // The same runner: the 4 MiB output block the earlier configurations gave back is reused.
   EXPECT_GE(second.extra["device_memory"].value("reused_bytes", 0), 4 << 20) << second.extra.dump();
   const Outcome nan = evaluate(3);

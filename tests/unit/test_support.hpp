@@ -3,7 +3,10 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +25,33 @@ inline std::string nvcc_path() {
 
 /// A fresh, empty folder for the running test: <temp>/adaexplore-<prefix>-<pid>-<test name>,
 /// removed first if an earlier run left it. The caller removes it when done.
+/// Sets an environment variable for its lifetime and puts back what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_.c_str(), old_->c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+/// ADAEXPLORE_CACHE_DIR pointed at a folder of this test run (shared by its tests, so the harness
+/// built apart is compiled once per run), not the user's cache.
+inline std::unique_ptr<ScopedEnv> test_harness_cache() {
+  return std::make_unique<ScopedEnv>(
+      "ADAEXPLORE_CACHE_DIR",
+      (std::filesystem::temp_directory_path() / ("adaexplore-test-cache-" + std::to_string(::getpid()))).string());
+}
+
 inline std::filesystem::path fresh_test_directory(const std::string& prefix) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -53,7 +54,8 @@ ProcessOptions logged_options(const fs::path& directory, const std::string& stem
 // Where compiled harness objects are kept (build_harness_object), shared by every tuning of the
 // user: $ADAEXPLORE_CACHE_DIR/harness, else $XDG_CACHE_HOME/adaexplore/harness, else
 // ~/.cache/adaexplore/harness; <work_dir>/harness when none of them can be created. The names are
-// content hashes, so any of them may be deleted at any time.
+// content hashes, so any of them may be deleted between tunings (a tuning whose object disappears
+// builds header-only from then on).
 fs::path harness_cache_directory(const fs::path& work_dir) {
   std::vector<fs::path> candidates;
   if (const char* d = std::getenv("ADAEXPLORE_CACHE_DIR"); d && *d) candidates.push_back(fs::path(d) / "harness");
@@ -205,11 +207,14 @@ ProgramBackend::HarnessBuild ProgramBackend::plan_harness_object() const {
   for (const auto& f : toolchain_flags()) argv.push_back(f);
   for (const auto& f : spec_.compiler.flags) argv.push_back(f);
   argv.push_back("-I" + harness_.string());
+  for (const auto& d : spec_.compiler.definitions)  // they may change the library's types
+    argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
   if (!runner_command_.empty())
     for (const auto& f : module_flags()) argv.push_back(f);
   argv.insert(argv.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-c", source.string(), "-o"});
-  // Named by everything that goes into it: the command and the harness's sources.
-  std::string key;
+  // Named by everything that goes into it: the command, the compiler (its path resolved and its
+  // --version: another toolkit behind the same name gets its own object) and the harness's sources.
+  std::string key = find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
   for (const auto& a : argv) key += a + '\n';
   for (const char* file : {"harness_separate.cu", "harness.cuh", "harness_common.hpp"})
     key += read_file(harness_ / "adaexplore" / file);
@@ -222,23 +227,39 @@ fs::path ProgramBackend::build_harness_object(HarnessBuild build) const {
   const fs::path directory = object.parent_path();
   std::vector<std::string>& argv = build.command;
   // Built under a name of its own, then renamed: tunings building the same object at once each
-  // finish theirs, and none reads a half-written one.
+  // finish theirs, and none reads a half-written one. The log keeps the object's name
+  // (<hash>.out/.err/.cmd, the last attempt's) and goes when the build succeeds.
   const fs::path partial = object.string() + "." + std::to_string(::getpid()) + "-" +
                            std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + ".partial";
   argv.push_back(partial.string());
-  const std::string stem = partial.filename().string();
-  const ProcessResult built = run_process(argv, logged_options(directory, stem, spec_.compiler.timeout_s));
-  write_file_if_changed(directory / (stem + ".cmd"), built.command_line() + "\n");
-  if (!built.ok()) return {};  // header-only, the compile's log in <directory>/<hash>...partial.err
-  fs::rename(partial, object, ec);
-  for (const char* suffix : {".out", ".err", ".cmd"}) fs::remove(directory / (stem + suffix), ec);
-  return fs::exists(object, ec) ? object : fs::path();
+  const std::string stem = object.stem().string();
+  try {
+    const ProcessResult built = run_process(argv, logged_options(directory, stem, spec_.compiler.timeout_s));
+    if (built.ok()) fs::rename(partial, object, ec);
+    if (built.ok() && !ec) {
+      for (const char* suffix : {".out", ".err", ".cmd"}) fs::remove(directory / (stem + suffix), ec);
+      return object;
+    }
+    write_file_if_changed(directory / (stem + ".cmd"), built.command_line() + "\n");
+  } catch (const std::exception& e) {
+    std::cerr << "[adaexplore] warning: building the harness apart: " << e.what() << "\n";
+  }
+  fs::remove(partial, ec);
+  std::cerr << "[adaexplore] warning: the harness could not be compiled apart (log: "
+            << (directory / (stem + ".err")).string()
+            << "); every configuration builds with the harness header-only (slower compiles, same results)\n";
+  return {};
 }
 
 fs::path ProgramBackend::harness_object(bool wait) {
   if (!separate_harness()) return {};
   std::call_once(harness_started_, [this] {
-    HarnessBuild build = plan_harness_object();
+    HarnessBuild build;
+    try {
+      build = plan_harness_object();
+    } catch (const std::exception& e) {  // an unreadable harness source: header-only
+      std::cerr << "[adaexplore] warning: the harness cannot be built apart: " << e.what() << "\n";
+    }
     std::error_code ec;
     if (build.object.empty() || fs::exists(build.object, ec)) {  // none, or built by an earlier tuning
       std::promise<fs::path> known;
@@ -249,7 +270,10 @@ fs::path ProgramBackend::harness_object(bool wait) {
     }
   });
   if (!wait && harness_object_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return {};
-  return harness_object_.get();
+  if (separate_refused_) return {};
+  const fs::path object = harness_object_.get();
+  std::error_code ec;
+  return !object.empty() && fs::exists(object, ec) ? object : fs::path();  // deleted meanwhile: header-only
 }
 
 Prepared ProgramBackend::prepare(const Config& config) {
@@ -272,10 +296,39 @@ Prepared ProgramBackend::prepare(const Config& config) {
   prepared.stage_ms["render"] = ms_since(start);
   ProcessOptions options = logged_options(prepared.directory, "compile", spec_.compiler.timeout_s);
   options.capture_limit = 4 << 20;  // the whole ptxas report, however many kernels
-  std::vector<std::string> command = compile_command(config, prepared);
-  // The harness apart, once its object is built (the first configurations build header-only
-  // meanwhile): -DADAEXPLORE_HARNESS_SEPARATE=1 for the compile, the object for the link.
   const fs::path harness_object = this->harness_object();
+  compile(prepared, options, harness_object);
+  if (harness_object.empty()) return prepared;
+  if (!prepared.failure) {
+    separate_worked_ = true;
+    return prepared;
+  }
+  // A compile error against the harness built apart, before any configuration compiled that way:
+  // the benchmark may use something the header-only harness brings in (a standard header it does
+  // not include itself). The same configuration header-only decides; when it compiles, the rest
+  // of the tuning builds header-only.
+  if (prepared.failure->status != Status::compile_error || separate_worked_) return prepared;
+  Prepared retry;
+  retry.config = prepared.config;
+  retry.directory = prepared.directory;
+  retry.executable = prepared.executable;
+  retry.stage_ms["render"] = prepared.stage_ms["render"];
+  compile(retry, options, {});
+  retry.stage_ms["compile"] += prepared.stage_ms["compile"];  // both compiles were paid
+  if (!retry.failure && !separate_refused_.exchange(true))
+    std::cerr << "[adaexplore] warning: " << spec_.benchmark_path.string()
+              << " compiles with the harness header-only but not with the harness built apart (first error: "
+              << prepared.failure->message.substr(0, prepared.failure->message.find('\n'))
+              << "); it may rely on a standard header it does not include itself. The tuning goes on header-only "
+                 "(slower compiles).\n";
+  return retry;
+}
+
+// Compiles (and links) the benchmark for prepared.config into prepared.executable; the verdict in
+// prepared.failure, the times in stage_ms, the commands in compile.cmd. With `harness_object`,
+// against the harness built apart: -DADAEXPLORE_HARNESS_SEPARATE=1, the object linked.
+void ProgramBackend::compile(Prepared& prepared, const ProcessOptions& options, const fs::path& harness_object) const {
+  std::vector<std::string> command = compile_command(prepared.config, prepared);
   if (!harness_object.empty()) command.insert(command.end() - 3, "-DADAEXPLORE_HARNESS_SEPARATE=1");
   if (spec_.compiler.launcher.empty()) {
     if (!harness_object.empty()) command.insert(command.end() - 2, harness_object.string());
@@ -283,7 +336,7 @@ Prepared ProgramBackend::prepare(const Config& config) {
     write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
     prepared.stage_ms["compile"] = compile.wall_ms;
     prepared.failure = compile_verdict(compile, prepared);
-    return prepared;
+    return;
   }
   // With a launcher (ccache), compile to an object, then link without it: a compiler cache does
   // not cache a call that links, and the compile's output (the ptxas report) is all the verdict
@@ -310,7 +363,6 @@ Prepared ProgramBackend::prepare(const Config& config) {
   write_file_if_changed(prepared.directory / "compile.cmd", cmd);
   std::error_code ec;
   fs::remove(object, ec);
-  return prepared;
 }
 
 std::optional<Outcome> ProgramBackend::compile_verdict(const ProcessResult& compile,

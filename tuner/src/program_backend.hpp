@@ -15,6 +15,7 @@
 // ADAEXPLORE_HARNESS_DIR_DEFAULT (tuner/CMakeLists.txt), else a spec include dir that has it.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <future>
 #include <map>
@@ -72,7 +73,9 @@ class ProgramBackend : public Backend {
   /// The object of the harness built apart (separate_harness()) once its build, started in the
   /// background by the first prepare() (or by this call), is done; empty before that (`wait`
   /// false: the configurations prepared meanwhile build header-only), when the backend builds
-  /// header-only, and when the build failed (its log: work_dir/harness/<hash>.err).
+  /// header-only, when the build failed (a warning on stderr names its log, <cache>/<hash>.err),
+  /// when the object was deleted meanwhile, and when the benchmark compiles only header-only
+  /// (prepare() found out).
   std::filesystem::path harness_object(bool wait = false);
   /// Runner processes started so far (1 + restarts after crashes, time-outs, sticky errors); 0 in
   /// process-per-evaluation mode or before the first prepare().
@@ -121,6 +124,7 @@ class ProgramBackend : public Backend {
   std::filesystem::path render(const Config& config, const std::filesystem::path& directory) const;
   std::vector<std::string> compile_command(const Config& config, const Prepared& prepared) const;
   std::optional<Outcome> compile_verdict(const ProcessResult& compile, Prepared& prepared) const;
+  void compile(Prepared& prepared, const ProcessOptions& options, const std::filesystem::path& harness_object) const;
   std::vector<std::string> run_arguments(const std::filesystem::path& record) const;
   ProcessResult run_module(Prepared& prepared, const std::filesystem::path& record, Outcome& stages);
   // The harness built apart: the compile command of harness_separate.cu for this backend's flags
@@ -146,6 +150,8 @@ class ProgramBackend : public Backend {
   std::vector<std::unique_ptr<Runner>> runners_;  // one per measure slot, started by the first prepare()
   std::once_flag harness_started_;
   std::shared_future<std::filesystem::path> harness_object_;  // build_harness_object(), in the background
+  std::atomic<bool> separate_worked_{false};   // a configuration compiled against the harness built apart
+  std::atomic<bool> separate_refused_{false};  // the benchmark compiles header-only only (see prepare)
 };
 
 }  // namespace adaexplore

@@ -57,7 +57,8 @@ class Loop {
     for (const auto& o : previous) record(o, /*fresh=*/false);
     adopt_arrivals_ = options_.evaluate_baseline;
     // The baseline first, then the warm start, then the strategy's proposals, through one pipeline:
-    // measured in this order, compiled up to parallelism() ahead (see pump()).
+    // compiled in this order up to parallelism() ahead (see pump()), the baseline measured first,
+    // the others as their compiles finish (next_ready()).
     if (options_.evaluate_baseline && !report_.baseline && remaining() > 0) {
       enqueue({baseline});
       baseline_pending_ = !queue_.empty();
@@ -281,7 +282,8 @@ class Loop {
     }
   }
 
-  // TuneOptions::warm_start: right after the baseline, within the budget.
+  // TuneOptions::warm_start: queued right after the baseline (compiled first, measured as their
+  // compiles finish), within the budget.
   void enqueue_warm_start() {
     std::vector<Config> warm;
     std::unordered_set<Config, ConfigHash> in_batch;
