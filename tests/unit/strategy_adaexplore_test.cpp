@@ -152,5 +152,39 @@ TEST(AdaExploreStrategy, FindsTheOptimumOfASmoothSpaceNextToAFailureBoundary) {
   EXPECT_GE(found, 7);
 }
 
+TEST(AdaExploreStrategy, RefinesAroundTheBestWhenTheKnowledgeBaseHasNothingToProbe) {
+  // 16^4 = 65536 configurations, none failing: the knowledge base learns no boundary, so `probe`
+  // makes no candidate. The other operators must still take turns (an operator without
+  // candidates once held the bandit, leaving only `explore`, whose random candidates seldom hold
+  // the optimum of so large a space). With refinement around the elites 300 evaluations find
+  // the optimum of this smooth objective in 7 of these 10 seeds; with `explore` alone in none.
+  const Space s({range("A", 16), range("B", 16), range("C", 16), range("D", 16)}, {});
+  auto objective = [](const Config& c) {
+    static const int target[] = {11, 3, 7, 13};
+    double sum = 1.0;
+    for (std::size_t i = 0; i < 4; ++i) sum += (c[i] - target[i]) * (c[i] - target[i]);
+    return sum;
+  };
+  int found = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    auto st = make(s, seed, 300);
+    double b = 1e300;
+    for (std::size_t n = 0; n < 300;) {
+      const auto got = st->propose(8);
+      if (got.empty()) break;
+      for (const auto& c : got) {
+        Outcome o;
+        o.config = c;
+        o.objective = objective(c);
+        b = std::min(b, *o.objective);
+        st->observe(o);
+        ++n;
+      }
+    }
+    found += b == 1.0;
+  }
+  EXPECT_GE(found, 4);
+}
+
 }  // namespace
 }  // namespace adaexplore

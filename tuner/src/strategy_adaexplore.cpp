@@ -7,11 +7,16 @@
 //       explore    random unseen valid configurations,
 //       local      one- and two-step index moves around the niche elites,
 //       recombine  uniform crossover of two niche elites plus mutation,
-//       probe      configurations just inside the boundaries the knowledge base learned;
+//       probe      configurations just inside the boundaries the knowledge base learned,
+//       evolve     `ga`'s generation operator (strategy_ga.cpp): parents by size-2 tournament
+//                  from the 20 best successes, uniform crossover, random-value mutation;
 //     the operator makes candidates and a random-forest surrogate of log(objective)
 //     (random_forest.hpp, SMAC-style) ranks them by expected improvement, weighted by the
 //     knowledge base's P(success) and soft preference, and damped near configurations already
-//     proposed in this batch (local penalization). The budget's last tenth favours `local`.
+//     proposed in this batch (local penalization); `evolve`'s first usable child is taken as
+//     bred, unranked (its children ranked by the surrogate did worse at 200/400 evaluations).
+//     An operator that makes no usable candidate is credited 0 and the bandit chooses again.
+//     The budget's last tenth favours `local`.
 //  3. Population with niching: the elites are the best successes kept at least `niche_radius`
 //     apart (clearing, Petrowski 1996), so structurally different configurations survive.
 //  4. Failure-driven: the knowledge base (knowledge_base.hpp) learns from every failure; known
@@ -45,7 +50,12 @@
 namespace adaexplore {
 namespace {
 
-enum Operator : std::size_t { kExplore = 0, kLocal = 1, kRecombine = 2, kProbe = 3, kInitial = 4 };
+enum Operator : std::size_t {
+  kExplore = 0, kLocal = 1, kRecombine = 2, kProbe = 3, kEvolve = 4, kInitial = 5
+};
+
+// `evolve` breeds from the best this many successes (ga's default population).
+constexpr std::size_t kEvolvePopulation = 20;
 
 struct Scored {
   Config config;
@@ -59,7 +69,8 @@ class AdaExploreStrategy : public Strategy {
  public:
   AdaExploreStrategy(const Space& space, const StrategyOptions& options)
       : space_(space), sampler_(space, options.seed), kb_(space), rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
-        use_kb_(knowledge_base_option(options.options)), bandit_(operator_names(use_kb_)), budget_(options.budget) {
+        use_kb_(knowledge_base_option(options.options)), arms_(operator_arms(use_kb_)),
+        bandit_(operator_names(arms_)), budget_(options.budget) {
     const auto& o = options.options;
     for (std::size_t p = 0; p < space_.dimension(); ++p)
       if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
@@ -109,7 +120,7 @@ class AdaExploreStrategy : public Strategy {
     }
     auto it = pending_.find(outcome.config);
     if (it != pending_.end()) {
-      if (it->second != kInitial) bandit_.credit(it->second, reward);
+      if (it->second != kInitial) bandit_.credit(arm_of(it->second), reward);
       pending_.erase(it);
     }
   }
@@ -134,11 +145,21 @@ class AdaExploreStrategy : public Strategy {
                                   o["knowledge_base"].dump());
     return o["knowledge_base"].get<bool>();
   }
-  // The bandit's arms, in Operator order; `probe` needs the knowledge base.
-  static std::vector<std::string> operator_names(bool knowledge_base) {
-    std::vector<std::string> names = {"explore", "local", "recombine"};
-    if (knowledge_base) names.push_back("probe");
-    return names;
+  // The bandit's arms (operators) in arm order; `probe` needs the knowledge base.
+  static std::vector<std::size_t> operator_arms(bool knowledge_base) {
+    std::vector<std::size_t> arms = {kExplore, kLocal, kRecombine};
+    if (knowledge_base) arms.push_back(kProbe);
+    arms.push_back(kEvolve);
+    return arms;
+  }
+  static std::vector<std::string> operator_names(const std::vector<std::size_t>& arms) {
+    static const char* const names[] = {"explore", "local", "recombine", "probe", "evolve"};
+    std::vector<std::string> out;
+    for (std::size_t a : arms) out.push_back(names[a]);
+    return out;
+  }
+  std::size_t arm_of(std::size_t op) const {
+    return static_cast<std::size_t>(std::find(arms_.begin(), arms_.end(), op) - arms_.begin());
   }
 
   bool usable(const Config& c) const {
@@ -150,17 +171,33 @@ class AdaExploreStrategy : public Strategy {
       if (auto c = next_initial()) return {c, kInitial};
     }
     if (successes_.size() < 2) return {random_usable(), kExplore};
-    const std::size_t op = bandit_.choose(phase_bonus());
-    std::vector<Config> pool = candidates(op);
-    if (auto c = best_candidate(pool, batch)) return {c, op};
+    // An operator that makes no usable candidate is credited 0 and the bandit chooses again
+    // (an uncredited arm comes first, so one that never makes a candidate, e.g. `probe` before
+    // the knowledge base learned a boundary, would otherwise hold the bandit for good).
+    for (std::size_t tries = 0; tries < arms_.size(); ++tries) {
+      const std::size_t arm = bandit_.choose(phase_bonus());
+      const std::size_t op = arms_[arm];
+      const std::vector<Config> pool = candidates(op);
+      if (auto c = op == kEvolve ? first_usable(pool) : best_candidate(pool, batch)) return {c, op};
+      bandit_.credit(arm, 0.0);
+    }
     if (auto c = best_candidate(candidates(kExplore), batch)) return {c, kExplore};
     return {random_usable(), kExplore};
+  }
+
+  // `evolve`'s child as bred (as `ga` takes it), not ranked by the surrogate: ranking its
+  // children by expected improvement lost what it adds at 200 and 400 evaluations.
+  std::optional<Config> first_usable(const std::vector<Config>& pool) const {
+    for (const Config& c : pool)
+      if (usable(c)) return c;
+    return std::nullopt;
   }
 
   // Near the end of the budget, refine around the elites.
   std::vector<double> phase_bonus() const {
     std::vector<double> bonus(bandit_.size(), 0.0);
-    if (budget_ && observed_ + pending_.size() >= budget_ - std::max<std::size_t>(1, budget_ / 10)) bonus[kLocal] = 1.0;
+    if (budget_ && observed_ + pending_.size() >= budget_ - std::max<std::size_t>(1, budget_ / 10))
+      bonus[arm_of(kLocal)] = 1.0;
     return bonus;
   }
 
@@ -228,6 +265,7 @@ class AdaExploreStrategy : public Strategy {
         break;
       case kLocal: local_moves(pool); break;
       case kRecombine: recombinations(pool); break;
+      case kEvolve: evolutions(pool); break;
       case kProbe: {
         auto accept = [this](const Config& c) { return !sampler_.seen(c); };
         pool = kb_.boundary_probes(candidates_ / 4, accept);
@@ -296,6 +334,38 @@ class AdaExploreStrategy : public Strategy {
     }
   }
 
+  // `evolve`: children as strategy_ga.cpp breeds them: parents by size-2 tournament from the
+  // best kEvolvePopulation successes, uniform crossover, each free parameter mutated to a
+  // random value with probability 1 / (free parameters). Known-infeasible, seen and
+  // constraint-violating children are skipped by the caller (usable()).
+  void evolutions(std::vector<Config>& pool) {
+    std::vector<const Success*> pop;
+    for (const auto& s : successes_) pop.push_back(&s);
+    std::sort(pop.begin(), pop.end(), [](const Success* a, const Success* b) {
+      return a->log_objective < b->log_objective;
+    });
+    if (pop.size() > kEvolvePopulation) pop.resize(kEvolvePopulation);
+    std::uniform_int_distribution<std::size_t> pick(0, pop.size() - 1);
+    auto tournament = [&]() -> const Config& {
+      const Success* a = pop[pick(rng_)];
+      const Success* b = pop[pick(rng_)];
+      return a->log_objective <= b->log_objective ? a->config : b->config;
+    };
+    std::bernoulli_distribution coin(0.5), mutate(1.0 / std::max<std::size_t>(1, free_.size()));
+    for (std::size_t i = 0; i < candidates_; ++i) {
+      Config c = tournament();
+      const Config& other = tournament();
+      for (std::size_t p : free_) {
+        if (coin(rng_)) c[p] = other[p];
+        if (mutate(rng_)) {
+          std::uniform_int_distribution<std::size_t> v(0, space_.parameters()[p].values.size() - 1);
+          c[p] = static_cast<std::uint16_t>(v(rng_));
+        }
+      }
+      if (space_.satisfies(c)) pool.push_back(c);
+    }
+  }
+
   // ---- the surrogate -------------------------------------------------------------------------
   std::vector<double> features(const Config& c) const {
     std::vector<double> x(c.size());
@@ -351,6 +421,7 @@ class AdaExploreStrategy : public Strategy {
   RandomForest forest_;
   std::mt19937_64 rng_;
   bool use_kb_ = true;  // option knowledge_base
+  std::vector<std::size_t> arms_;  // the bandit's arms: operators, in arm order
   OperatorBandit bandit_;
   std::size_t budget_;
   std::size_t initial_ = 8, batch_ = 0, candidates_ = 96, niches_ = 8;
