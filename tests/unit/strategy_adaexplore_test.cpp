@@ -3,6 +3,7 @@
 // failures avoided once learned, the optimum of a smooth space found). The contract every
 // strategy shares is checked in strategy_test.cpp.
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -184,6 +185,37 @@ TEST(AdaExploreStrategy, RefinesAroundTheBestWhenTheKnowledgeBaseHasNothingToPro
     found += b == 1.0;
   }
   EXPECT_GE(found, 4);
+}
+
+TEST(AdaExploreStrategy, TheFirstBatchAfterTheStartMixesTheOperators) {
+  // The bandit is credited only when outcomes arrive, so by itself it gives a whole batch to one
+  // operator: the first batch of 8 after the start would be 8 of `explore`'s random
+  // configurations. While the operators take turns, `local` makes 2 of those 8, each one or two
+  // index steps from a success of the start. 16^4 = 65536 configurations: a random
+  // configuration lies that close to one of the 8 start points with probability about 0.5%.
+  const Space s({range("A", 16), range("B", 16), range("C", 16), range("D", 16)}, {});
+  auto steps = [](const Config& a, const Config& b) {
+    int n = 0;
+    for (std::size_t p = 0; p < a.size(); ++p) n += std::abs(int(a[p]) - int(b[p]));
+    return n;
+  };
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    auto st = make(s, seed, 100, {{"initial", 8}});
+    const auto start = st->propose(8);
+    ASSERT_EQ(start.size(), 8u);
+    for (const auto& c : start) {
+      Outcome o;
+      o.config = c;
+      o.objective = 1.0 + c[0] + 2.0 * c[1] + 3.0 * c[2] + 4.0 * c[3];
+      st->observe(o);
+    }
+    const auto next = st->propose(8);
+    ASSERT_EQ(next.size(), 8u);
+    std::size_t near = 0;
+    for (const auto& c : next)
+      near += std::any_of(start.begin(), start.end(), [&](const Config& s0) { return steps(c, s0) <= 2; });
+    EXPECT_GE(near, 2u) << "seed " << seed;
+  }
 }
 
 }  // namespace
