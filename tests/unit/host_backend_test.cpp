@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
   if (FILE* f = std::fopen(bench.options().result_file.c_str(), "w")) { std::fputs("{half a record", f); std::fclose(f); }
   return 0;
 #endif
-  const std::size_t n = 4096;
+  std::size_t n = 4096;  // --n N: another size
+  for (std::size_t i = 0; i + 1 < bench.args().size(); ++i)
+    if (bench.args()[i] == "--n") n = std::stoul(bench.args()[i + 1]);
   auto x = bench.input<float>(n);
   auto y = bench.output<float>(n);
   std::string count_file;  // --count-file F: each computation of the reference appends a line to F
@@ -310,6 +312,10 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
   j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
   j["budget"] = {{"evaluations", 3}};
   j["strategy"] = "random";
+  // About a millisecond per run, not microseconds: identical code must time within 100 % of
+  // itself even on a loaded 2-core CI machine (with 4096 elements one CI run saw 5 vs 16 us).
+  j["run"]["args"].push_back("--n");
+  j["run"]["args"].push_back("1000000");
   write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
   std::ofstream(dir_ / "spec.json") << j.dump(2);
   auto tune = [&] {
@@ -346,6 +352,10 @@ TEST_P(HostBackendTest, TuneCachedCrownsTheConfirmedWinner) {
   j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
   j["budget"] = {{"evaluations", 3}};
   j["strategy"] = "random";
+  // About a millisecond per run, not microseconds: identical code must time within 100 % of
+  // itself even on a loaded 2-core CI machine (with 4096 elements one CI run saw 5 vs 16 us).
+  j["run"]["args"].push_back("--n");
+  j["run"]["args"].push_back("1000000");
   write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
   std::ofstream(dir_ / "spec.json") << j.dump(2);
   auto tune = [&](std::vector<std::string> extra) {
