@@ -312,8 +312,9 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
   j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
   j["budget"] = {{"evaluations", 3}};
   j["strategy"] = "random";
-  // About a millisecond per run, not microseconds: identical code must time within 100 % of
-  // itself even on a loaded 2-core CI machine (with 4096 elements one CI run saw 5 vs 16 us).
+  // About a millisecond per run, not microseconds, and every configuration within 10x of the
+  // best is a near-tie (--confirm-margin 10): identical code timed 5 vs 16 us, and at 1e6
+  // elements 2.3 vs 4.8 ms, on a loaded 2-core CI machine.
   j["run"]["args"].push_back("--n");
   j["run"]["args"].push_back("1000000");
   write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
@@ -322,7 +323,7 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
     CLI::App app;
     register_commands(app);
     std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string(), "--quiet",
-                                     "--confirm-rounds", "2", "--confirm-margin", "1.0"};
+                                     "--confirm-rounds", "2", "--confirm-margin", "10"};
     std::reverse(args.begin(), args.end());
     app.parse(args);
     return run_selected_command(app);
@@ -337,7 +338,7 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
   std::getline(results, first_line);  // the header line, with the key
   EXPECT_EQ(c.value("key", std::string("none")), nlohmann::json::parse(first_line).value("key", std::string()))
       << c.dump();  // the results key it belongs to
-  EXPECT_GE(c["contenders"].size(), 2u) << c.dump();  // same code: within 100 % of each other
+  EXPECT_GE(c["contenders"].size(), 2u) << c.dump();  // same code: within 10x of each other
   const std::string header = read_file(dir_ / "scale.work" / "scale.hpp");
   ASSERT_EQ(tune(), kExitOk);  // nothing new: the stored verdict again
   EXPECT_EQ(read_file(dir_ / "scale.work" / "scale.hpp"), header);
@@ -352,8 +353,9 @@ TEST_P(HostBackendTest, TuneCachedCrownsTheConfirmedWinner) {
   j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
   j["budget"] = {{"evaluations", 3}};
   j["strategy"] = "random";
-  // About a millisecond per run, not microseconds: identical code must time within 100 % of
-  // itself even on a loaded 2-core CI machine (with 4096 elements one CI run saw 5 vs 16 us).
+  // About a millisecond per run, not microseconds, and every configuration within 10x of the
+  // best is a near-tie (--confirm-margin 10): identical code timed 5 vs 16 us, and at 1e6
+  // elements 2.3 vs 4.8 ms, on a loaded 2-core CI machine.
   j["run"]["args"].push_back("--n");
   j["run"]["args"].push_back("1000000");
   write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
@@ -362,7 +364,7 @@ TEST_P(HostBackendTest, TuneCachedCrownsTheConfirmedWinner) {
     CLI::App app;
     register_commands(app);
     std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string(), "--quiet", "--database",
-                                     (dir_ / "db").string(), "--confirm-rounds", "2", "--confirm-margin", "1.0"};
+                                     (dir_ / "db").string(), "--confirm-rounds", "2", "--confirm-margin", "10"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::reverse(args.begin(), args.end());
     app.parse(args);

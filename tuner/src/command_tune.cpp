@@ -323,9 +323,9 @@ Command register_tune_command(CLI::App& app) {
                   "tuning's measurements). 0 = off")
       ->default_val(3);
   sub->add_option("--confirm-margin", a->confirm_margin,
-                  "near-tie margin as a fraction of the best median (0.03 = 3 %)")
+                  "near-tie margin as a fraction of the best median (0.03 = 3 %; 1 = within 2x)")
       ->default_val(0.03)
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(CLI::Range(0.0, 100.0));
   auto* seed = sub->add_option("--seed", a->seed, "random seed (overrides the spec); same seed and outcomes, same proposals");
   return {sub, [a, seed] {
             a->seed_given = seed->count() > 0;
