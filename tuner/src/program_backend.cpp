@@ -294,6 +294,10 @@ Prepared ProgramBackend::prepare(const Config& config) {
   const auto start = std::chrono::steady_clock::now();
   render(config, prepared.directory);
   prepared.stage_ms["render"] = ms_since(start);
+  if (auto decided = review_before_compile(prepared)) {
+    prepared.failure = std::move(decided);
+    return prepared;
+  }
   ProcessOptions options = logged_options(prepared.directory, "compile", spec_.compiler.timeout_s);
   options.capture_limit = 4 << 20;  // the whole ptxas report, however many kernels
   const fs::path harness_object = this->harness_object();
@@ -428,6 +432,7 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
     outcome.message.insert(end, "\n  limit: " + run_limit_.derivation);
   }
   outcome.stage_ms["run"] = run.wall_ms;
+  annotate(outcome, prepared);
   if (!prepared.keep_artifact) fs::remove(prepared.executable, ec);
   return outcome;
 }

@@ -99,6 +99,18 @@ class ProgramBackend : public Backend {
   /// may fill prepared.resources and return the outcome that decides (e.g. resource_limit).
   virtual std::optional<Outcome> review_compile(const ProcessResult& compile,
                                                 Prepared& prepared) const = 0;
+  /// Looks at a configuration before it is compiled (after rendering): an outcome returned here
+  /// decides it and no compiler runs (cuda: a launch shape over the device's limits). None by default.
+  virtual std::optional<Outcome> review_before_compile(const Prepared& prepared) const {
+    (void)prepared;
+    return std::nullopt;
+  }
+  /// Adds what the backend knows of a configuration without running it to a measured outcome
+  /// (cuda: the launch's threads per block as extra.figures.threads). Nothing by default.
+  virtual void annotate(Outcome& outcome, const Prepared& prepared) const {
+    (void)outcome;
+    (void)prepared;
+  }
   /// Options that build the benchmark as a runner module (a shared library exporting
   /// adaexplore_module_entry, -DADAEXPLORE_MODULE=1) instead of an executable.
   virtual std::vector<std::string> module_flags() const = 0;
