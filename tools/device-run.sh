@@ -32,6 +32,14 @@
 #   machine with two GPUs or more. About 3 minutes. Logs under $OUT/logs/multigpu/.
 #   costs: bench/setup_costs.cu, what each setup and read-back primitive of the harness costs on
 #   this GPU (cudaMalloc, copies from pageable and pinned memory, ...), a few seconds.
+#   gemmspace: the gemm example's space on this GPU, recorded for the failure-learning benchmark:
+#   its spec (configure with ADAEXPLORE_MODE=DEFAULTS) restricted to VECTOR_LOADS=0 and PAD=0
+#   (2048 of its 8192 configurations; both failure kinds of the full space stay: more than 1024
+#   threads per block, more than 48 KiB of static shared memory) and M = N = K = 2048, tuned with
+#   strategy random and budget 2048 into bench/failure_space/gemm/results/h200-exhaustive-random.jsonl
+#   (resumed when the file is there: run it again to finish), with the derived spec beside it.
+#   GEMMSPACE_TIME_LIMIT (420 s, no new evaluation after). About 9 minutes of compiling on an
+#   H200 in all; copies of the results and spec under $OUT/logs/gemmspace/.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
 #   tables and evaluations per minute in their logs; the runner tuning once more with the same
@@ -51,6 +59,7 @@ run_gputest=0
 run_repeat=0
 run_costs=0
 run_multigpu=0
+run_gemmspace=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -62,6 +71,7 @@ for a in "$@"; do
     repeat) run_repeat=1 ;;
     costs) run_costs=1 ;;
     multigpu) run_multigpu=1 ;;
+    gemmspace) run_gemmspace=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -124,6 +134,30 @@ if [ $run_failures = 1 ]; then
     log "failures $r: $(evaluations "$fdir/$r.jsonl") evaluations (the space has $fsize), by status:"
     status_counts "$fdir/$r.jsonl" | tee -a "$OUT/logs/summary.txt"
   done
+fi
+if [ $run_gemmspace = 1 ]; then
+  gdir=bench/failure_space/gemm/results
+  mkdir -p "$gdir" "$OUT/logs/gemmspace"
+  rm -rf build-gemmspace
+  step gemmspace-configure cmake -S examples/gemm -B build-gemmspace "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
+  python3 - build-gemmspace/_adaexplore/kernels/gemm/spec.json bench/failure_space/gemm/spec.json <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["$comment"] = ("The gemm example's spec (examples/gemm/CMakeLists.txt, as adaexplore_tune_kernel() writes it) "
+                 "restricted to VECTOR_LOADS=0 and PAD=0 and run at M = N = K = 2048, for the failure-learning "
+                 "benchmark; written by tools/device-run.sh gemmspace.")
+s["constraints"] = s.get("constraints", []) + ["VECTOR_LOADS == 0", "PAD == 0"]
+s.setdefault("run", {})["args"] = ["--size", "2048"]
+s["work_dir"] = "work-gemmspace"
+s["budget"] = {"evaluations": 2048, "seconds": 0}
+json.dump(s, open(sys.argv[2], "w"), indent=2, sort_keys=True)
+PY
+  step gemmspace "$tuner" tune --spec bench/failure_space/gemm/spec.json --strategy random --budget 2048 \
+    --time-limit "${GEMMSPACE_TIME_LIMIT:-420}" --confirm-rounds 0 \
+    --results "$gdir/h200-exhaustive-random.jsonl" --header "$OUT/logs/gemmspace/exhaustive-random.hpp"
+  cp "$gdir/h200-exhaustive-random.jsonl" bench/failure_space/gemm/spec.json "$OUT/logs/gemmspace/"
+  log "gemmspace: $(evaluations "$gdir/h200-exhaustive-random.jsonl") evaluations recorded (the space has 2048), by status:"
+  status_counts "$gdir/h200-exhaustive-random.jsonl" | tee -a "$OUT/logs/summary.txt"
 fi
 if [ $run_throughput = 1 ]; then
   tdir=$OUT/logs/throughput
