@@ -25,7 +25,9 @@ and nothing can be learned before it is spent; at 100 a space of a few hundred c
 
 Target: reduction >= 50% and the best found no worse. "No worse" is decided on the
 medians: median ratio(on) >= median ratio(off) - --tolerance (default 0.005, half a percent of the
-optimum; the medians of 25 seeds move by about that much between seed sets).
+optimum). Seeds: 100 by default. With 25, one build's median best found on the gemm space at budget 50
+read 0.801 (on) against 0.890 (off); with 100 the same build reads 0.916 against 0.890. P(on > off)
+is the steadier figure.
 
 Spaces. Each is one argument; the defaults are added unless --no-default-spaces:
   --cache FILE[:C1;C2...]   a Kernel Tuner cache file; constraints after ':' separated by ';'
@@ -426,7 +428,7 @@ def parse_args(argv):
     p.add_argument("--min-failure-share", type=float, default=0.05,
                    help="default set: recorded spaces whose records fail at least this often (default 0.05)")
     p.add_argument("--budgets", default="25,50,100", help="evaluations per run, comma-separated (default 25,50,100)")
-    p.add_argument("--seeds", type=int, default=25, help="seeds 1..N per cell (default 25; medians need at least 20)")
+    p.add_argument("--seeds", type=int, default=100, help="seeds 1..N per cell (default 100; at least 20: medians of 25 seeds were seen to move by 0.1 of the optimum)")
     p.add_argument("--tolerance", type=float, default=0.005,
                    help="best found is no worse when median ratio (on) >= median ratio (off) - this (default 0.005)")
     p.add_argument("--work", default=str(REPO / "build/failure-learning"), help="traces and rows.jsonl")

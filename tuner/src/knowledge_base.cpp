@@ -55,26 +55,53 @@ const Observation* KnowledgeBase::observed(const Config& c) const {
   return it == index_.end() ? nullptr : &observations_[it->second];
 }
 
+namespace {
+
+// A failure that a learned resource rule accounts for: its figure (reported, or fitted when it
+// reported none) is past the rule's failing edge and it failed with the rule's status.
+bool explained_by(const std::vector<ResourceRule>& rules, const Space& space, const Observation& o) {
+  if (is_success(o.status)) return false;
+  for (const auto& r : rules) {
+    if (r.status != o.status) continue;
+    const auto it = o.figures.find(r.figure);
+    const double figure = it != o.figures.end() ? it->second : r.fit.predict(space, o.config);
+    if (r.limit_reported ? figure > r.limit : figure >= r.fails_from) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void KnowledgeBase::refresh() const {
   if (!stale_) return;
-  // The logistic model first: it is the null model of the value and threshold rules' tests.
+  // Resource rules first: the failures they account for are explained away, left out of the
+  // statistical models below, which then model the rest. Otherwise a parameter value that often
+  // meets a resource limit (gemm's BLOCK_M=128: more than 1024 threads when THREAD_M is small)
+  // is ranked down everywhere, also where the rule says the configuration fits (THREAD_M=8),
+  // which is where the fastest configurations are.
+  resource_rules_ = learn_resource_rules(*space_, observations_, options_.resources);
+  std::vector<bool> explained(observations_.size());
+  for (std::size_t i = 0; i < observations_.size(); ++i)
+    explained[i] = explained_by(resource_rules_, *space_, observations_[i]);
+  // The logistic model next: it is the null model of the value and threshold rules' tests.
   std::vector<const Config*> x;
   std::vector<Status> y;
-  for (const auto& o : observations_) {
-    x.push_back(&o.config);
-    y.push_back(o.status);
+  for (std::size_t i = 0; i < observations_.size(); ++i) {
+    if (explained[i]) continue;
+    x.push_back(&observations_[i].config);
+    y.push_back(observations_[i].status);
   }
   model_.fit(*space_, x, y, options_.model);
   rules_.learn(*space_, observations_, groups_, options_.rules, [this](const Config& c, std::size_t p) {
     return model_.fitted() ? model_.failure_probability_without_value(c, p) : 1.0;
   });
-  resource_rules_ = learn_resource_rules(*space_, observations_, options_.resources);
-  // The tree models what the range rules (values, global thresholds) leave unexplained; queries
-  // those rules cover never reach it.
+  // The tree models what the range rules (values, global thresholds) and the resource rules leave
+  // unexplained; queries those rules cover never reach it.
   x.clear();
   y.clear();
-  for (const auto& o : observations_) {
-    if (rules_.check_ranges(o.config)) continue;
+  for (std::size_t i = 0; i < observations_.size(); ++i) {
+    const auto& o = observations_[i];
+    if (explained[i] || rules_.check_ranges(o.config)) continue;
     x.push_back(&o.config);
     y.push_back(o.status);
   }

@@ -12,6 +12,20 @@
 namespace adaexplore {
 namespace {
 
+// A fit within 0.1 % of every report, from at least 2 reports more than it has unknowns: the figure
+// is a product of parameter powers, not a fit that had the freedom to pass through every report.
+constexpr double kExactLogError = 1e-3;
+
+// Parameters a monomial fit can use (numeric, positive, more than one value): its exponents.
+std::size_t fittable_parameters(const Space& space) {
+  std::size_t n = 0;
+  for (const auto& p : space.parameters())
+    if (p.values.size() > 1 &&
+        std::all_of(p.values.begin(), p.values.end(), [](const Value& v) { return v.numeric && v.number > 0; }))
+      ++n;
+  return n;
+}
+
 std::set<std::string> figure_names(const std::vector<Observation>& observations) {
   std::set<std::string> names;
   for (const auto& o : observations)
@@ -70,7 +84,17 @@ bool separate(const Space& space, const std::vector<Observation>& observations, 
   const auto most = std::max_element(above.begin(), above.end());
   rule.status = kAllStatuses[most - above.begin()];
   rule.of_status = *most;
-  return rule.failures_above >= min_failures;
+  if (rule.failures_above >= min_failures) return true;
+  // A figure the backend computes exactly and states with the device's limit on every outcome
+  // (threads per block from the launch expression) needs no failure to be believed: an exact fit
+  // from successes and the reported limit say where the limit is met, and past it the backend's
+  // own check answers resource_limit.
+  if (rule.limit_reported && rule.fit.max_log_error <= kExactLogError &&
+      rule.fit.samples >= fittable_parameters(space) + 3) {
+    if (rule.failures_above == 0) rule.status = Status::resource_limit;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace

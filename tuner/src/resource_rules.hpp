@@ -8,7 +8,10 @@
 // The limit is the one the compiler or the static check reported ("0xc000 max") when there is
 // one; otherwise the largest figure among successes. A rule is stated only when it separates
 // the data: no success above the limit, and at least `min_failures` failures above it (the
-// figure of a failure is the reported one when present, the fitted one otherwise). A fit worse
+// figure of a failure is the reported one when present, the fitted one otherwise), or, with no
+// failure needed, a reported limit and an exact fit (within 0.1 % of every report, from at least
+// 3 more reports than the space has numeric parameters): a figure the backend computes and
+// reports with its limit on every outcome, as the cuda backend does for threads per block. A fit worse
 // than `max_rms_log_error` (the figure is not a product of parameters) states nothing.
 #pragma once
 
