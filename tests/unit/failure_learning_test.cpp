@@ -4,6 +4,7 @@
 // verdict is right (no configuration the recording says succeeds is called infeasible).
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -160,8 +161,11 @@ TEST(FailureLearning, AValueThatFailedThreeTimesInThreeIsRankedDownBeforeItIsARu
   EXPECT_EQ(kb.likely_status({4, 1, 0}), Status::crash);
 }
 
-// Every hard verdict at several points of random evaluation orders agrees with the recording.
-void expect_sound(const RecordedSpace& recorded, std::size_t orders, const std::vector<std::size_t>& prefixes) {
+// Every hard verdict at several points of random evaluation orders agrees with the recording;
+// with `max_wrong_share` > 0, at most that share of them may call a success infeasible (the value
+// rules are significance tests: a value that fails almost always, 34 times in 36, passes them).
+void expect_sound(const RecordedSpace& recorded, std::size_t orders, const std::vector<std::size_t>& prefixes,
+                  double max_wrong_share = 0) {
   std::unordered_map<Config, Status, ConfigHash> truth;
   std::vector<const Outcome*> valid;
   for (const auto& o : recorded.records)
@@ -170,7 +174,8 @@ void expect_sound(const RecordedSpace& recorded, std::size_t orders, const std::
       valid.push_back(&o);
     }
   ASSERT_GT(valid.size(), prefixes.back());
-  std::size_t verdicts = 0;
+  std::size_t verdicts = 0, wrong = 0;
+  std::string first_wrong;
   for (std::size_t seed = 1; seed <= orders; ++seed) {
     std::mt19937_64 rng(seed);
     std::shuffle(valid.begin(), valid.end(), rng);
@@ -181,14 +186,20 @@ void expect_sound(const RecordedSpace& recorded, std::size_t orders, const std::
       for (std::size_t i = n; i < valid.size(); ++i)
         if (kb.known_infeasible(valid[i]->config)) {
           ++verdicts;
-          ASSERT_FALSE(is_success(truth.at(valid[i]->config)))
-              << recorded.file << ", order " << seed << ", after " << n << ": "
-              << recorded.space.label(valid[i]->config) << " succeeded in the recording but "
-              << *kb.why_infeasible(valid[i]->config);
+          if (!is_success(truth.at(valid[i]->config))) continue;
+          ++wrong;
+          if (first_wrong.empty())
+            first_wrong = recorded.file.string() + ", order " + std::to_string(seed) + ", after " + std::to_string(n) +
+                          ": " + recorded.space.label(valid[i]->config) + " succeeded in the recording but " +
+                          *kb.why_infeasible(valid[i]->config);
         }
     }
   }
   EXPECT_GT(verdicts, 0u) << "nothing was learned: the test would pass vacuously";
+  EXPECT_LE(static_cast<double>(wrong), max_wrong_share * static_cast<double>(verdicts))
+      << wrong << " of " << verdicts << " verdicts wrong; the first: " << first_wrong;
+  std::cout << "[          ] " << recorded.file.filename().string() << ": " << wrong << " of " << verdicts
+            << " hard verdicts wrong\n";
 }
 
 TEST(FailureLearning, HardRulesAreSoundOnTheRecordedHostFailureSpace) {
@@ -204,6 +215,63 @@ TEST(FailureLearning, HardRulesAreSoundOnTheRecordedConvolutionSpace) {
   const RecordedSpace r = read_kernel_tuner_cache(
       file, {"block_size_x*block_size_y>=64", "block_size_x*block_size_y<=1024", "tile_size_x*tile_size_y<30"});
   expect_sound(r, 6, {25, 100, 250, 400});
+}
+
+// BLOCK_ROWS=64 fails in 34 of its 36 configurations here (wrong_result, crash, launch_error): in
+// one of the 20 orders all 17 seen by evaluation 100 had failed and the value rule called the
+// other 2, which succeed, infeasible (2 of about 1500 verdicts). Value rules are significance
+// tests, not proofs; this bounds how often they err on real data.
+TEST(FailureLearning, HardRulesAreAlmostAlwaysRightOnTheRecordedH200TransposeSpace) {
+  const fs::path dir = fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space";
+  const RecordedSpace r = read_results_space(dir / "results" / "h200-exhaustive-random.jsonl", dir / "spec.json");
+  expect_sound(r, 20, {10, 25, 50, 100}, 0.005);
+}
+
+fs::path gemm_space_dir() { return fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space" / "gemm"; }
+
+RecordedSpace gemm_recording() {
+  return read_results_space(gemm_space_dir() / "results" / "h200-exhaustive-random.jsonl", gemm_space_dir() / "spec.json");
+}
+
+// The H200 recording of the gemm example's space: the learned rules (the exact threads fit with
+// the reported limit included) never call a configuration that succeeded infeasible.
+TEST(FailureLearning, HardRulesAreSoundOnTheRecordedGemmSpace) { expect_sound(gemm_recording(), 30, {8, 10, 12, 16, 25, 50, 100}); }
+
+// The replay of a cuda tuning makes the check the cuda backend made before compiling, with the
+// recorded device's limits: exactly the 280 configurations recorded as rejected before compiling.
+TEST(FailureLearning, TheGemmReplayMakesTheCudaBackendsCheckBeforeCompiling) {
+  const RecordedSpace r = gemm_recording();
+  ASSERT_TRUE(r.static_check);
+  ReplayBackend backend(r);
+  std::size_t rejected = 0;
+  for (const auto& o : r.records) {
+    const bool recorded = o.message.find("static check before compiling") != std::string::npos;
+    const auto replayed = backend.check_statically(o.config);
+    ASSERT_EQ(recorded, replayed.has_value()) << o.label << ": " << o.message;
+    if (!replayed) continue;
+    ++rejected;
+    EXPECT_EQ(replayed->status, Status::resource_limit);
+    EXPECT_EQ(replayed->message, o.message.substr(0, o.message.find('\n'))) << o.label;
+  }
+  EXPECT_EQ(rejected, 280u);
+}
+
+// With the knowledge base, adaexplore never spends an evaluation on a configuration the backend
+// rejects before compiling (declared from the start); without it, the same search does.
+TEST(FailureLearning, AdaexploreNeverProposesWhatTheBackendRejectsBeforeCompiling) {
+  const RecordedSpace r = gemm_recording();
+  ReplayBackend backend(r);
+  std::size_t with_kb = 0, without_kb = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    for (const bool kb : {true, false}) {
+      const TuneReport t = replay_tuning(backend, "adaexplore", {{"knowledge_base", kb}}, 60, seed);
+      ASSERT_EQ(t.outcomes.size(), 60u);
+      for (const auto& o : t.outcomes)
+        if (backend.check_statically(o.config)) ++(kb ? with_kb : without_kb);
+    }
+  }
+  EXPECT_EQ(with_kb, 0u);
+  EXPECT_GT(without_kb, 5u) << "the space would not test the declared check";
 }
 
 }  // namespace

@@ -288,6 +288,37 @@ TEST(KnowledgeBase, FailuresAResourceRuleAccountsForDoNotRankTheirValuesDown) {
   if (!kb.observed(over)) EXPECT_TRUE(kb.known_infeasible(over));
 }
 
+// What the backend rejects before compiling is known infeasible before any evaluation, with the
+// backend's own message, and says so in the explanation; it is not part of what is persisted.
+TEST(KnowledgeBase, DeclaredStaticCheckIsKnownFromTheStart) {
+  const Space space = space4();
+  KnowledgeBase kb(space);
+  kb.declare([&](const Config& c) -> std::optional<Outcome> {
+    if (space.value(c, 0).number * space.value(c, 1).number <= 1024) return std::nullopt;
+    Outcome o;
+    o.status = Status::resource_limit;
+    o.message = "2048 threads per block, over the device's limit of 1024 threads (sm_90, static check before compiling)";
+    return o;
+  });
+  const Config over = space.config_from_texts({{"A", "64"}, {"B", "32"}, {"C", "1"}, {"D", "0"}});
+  const Config fits = space.config_from_texts({{"A", "32"}, {"B", "32"}, {"C", "1"}, {"D", "0"}});
+  EXPECT_EQ(kb.size(), 0u);
+  EXPECT_TRUE(kb.known_infeasible(over));
+  EXPECT_EQ(kb.failure_probability(over), 1.0);
+  EXPECT_EQ(kb.likely_status(over), Status::resource_limit);
+  EXPECT_EQ(*kb.why_infeasible(over),
+            "decided before compiling: 2048 threads per block, over the device's limit of 1024 threads (sm_90, static "
+            "check before compiling)");
+  EXPECT_FALSE(kb.known_infeasible(fits));
+  EXPECT_LT(kb.failure_probability(fits), 1.0);
+  EXPECT_TRUE(contains(kb.explain(), "declared: the configurations the backend rejects before compiling"));
+  std::mt19937_64 rng(1);
+  const auto repaired = kb.repair(over, rng);
+  ASSERT_TRUE(repaired);
+  EXPECT_LE(space.value(*repaired, 0).number * space.value(*repaired, 1).number, 1024);
+  EXPECT_FALSE(KnowledgeBase::from_json(space, kb.to_json()).known_infeasible(over));
+}
+
 TEST(KnowledgeBase, PersistsItsObservationsAndRebuildsTheSameKnowledge) {
   const Space space = space4();
   const KnowledgeBase kb = observe_fraction(space, 0.4);

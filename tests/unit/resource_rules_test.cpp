@@ -77,7 +77,7 @@ Space gemm_threads_space() {
 
 TEST(ResourceRules, AnExactFigureWithAReportedLimitIsARuleBeforeAnyFailure) {
   const Space space = gemm_threads_space();
-  const auto rules = learn_resource_rules(space, reported_thread_successes(space, 7), ResourceRuleOptions{});
+  const auto rules = learn_resource_rules(space, reported_thread_successes(space, 10), ResourceRuleOptions{});
   ASSERT_EQ(rules.size(), 1u);
   const ResourceRule& r = rules[0];
   EXPECT_EQ(r.fit.describe(space), "BM*BN/TM/TN") << r.describe(space);
@@ -91,9 +91,9 @@ TEST(ResourceRules, AnExactFigureWithAReportedLimitIsARuleBeforeAnyFailure) {
 }
 
 TEST(ResourceRules, AnExactFitFromTooFewReportsIsNotBelieved) {
-  // 4 parameters: an exact fit needs 4 + 3 = 7 reports before it stands without failures.
+  // 4 parameters, 5 unknowns: a fit needs 2 x 5 = 10 reports.
   const Space space = gemm_threads_space();
-  EXPECT_TRUE(learn_resource_rules(space, reported_thread_successes(space, 6), ResourceRuleOptions{}).empty());
+  EXPECT_TRUE(learn_resource_rules(space, reported_thread_successes(space, 9), ResourceRuleOptions{}).empty());
   // Without a reported limit, successes alone never make a rule.
   auto unreported = reported_thread_successes(space, 40);
   for (auto& o : unreported) o.limits.clear();

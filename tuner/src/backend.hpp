@@ -57,6 +57,14 @@ class Backend {
   /// measured. Called from the thread that calls measure(), never while measure() runs (prepare()
   /// may run concurrently). ProgramBackend derives its run time limit from it.
   virtual void calibrate(const Outcome& baseline) { (void)baseline; }
+  /// What the backend knows of `config` without compiling or running it: the outcome of a
+  /// configuration it rejects before compiling (cuda: the launch shape over the device's limits,
+  /// resource_check.hpp launch_verdict), else nothing. The tuning gives it to the strategy
+  /// (StrategyOptions::static_check), whose knowledge base then never proposes such a configuration.
+  virtual std::optional<Outcome> check_statically(const Config& config) const {
+    (void)config;
+    return std::nullopt;
+  }
 };
 
 }  // namespace adaexplore

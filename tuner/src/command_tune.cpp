@@ -199,6 +199,7 @@ int run_tune(const TuneArgs& a) {
   so.seed = spec.seed;
   so.budget = spec.budget_evaluations;
   so.options = spec.strategy_options;
+  so.static_check = [&backend](const Config& c) { return backend->check_statically(c); };
   auto strategy = make_strategy(spec.strategy, spec.space, so);
 
   TuneOptions options;

@@ -120,33 +120,10 @@ class CudaBackend final : public ProgramBackend {
     return {"--cudart", cudart_.string()};
   }
 
-  // Decided before compiling, from the spec's launch expressions and the device's limits alone:
-  // more threads per block than the device runs, or more dynamic shared memory than a block can
-  // get even with no static shared memory. No compile is paid for these.
-  std::optional<Outcome> review_before_compile(const Prepared& prepared) const override {
-    const LaunchShape launch = launch_shape(spec().launch, spec().space, prepared.config);
-    const long dynamic_limit = launch.dynamic_shared_opt_in ? limits_.shared_per_block_optin : limits_.shared_per_block;
-    std::string why;
-    Resource what = Resource::threads;
-    long used = 0, limit = 0;
-    if (launch.threads_per_block && *launch.threads_per_block > limits_.max_threads_per_block) {
-      used = *launch.threads_per_block;
-      limit = limits_.max_threads_per_block;
-      why = std::to_string(used) + " threads per block, over the device's limit of " + std::to_string(limit) + " threads";
-    } else if (launch.dynamic_shared_bytes > dynamic_limit) {
-      what = Resource::shared_memory;
-      used = launch.dynamic_shared_bytes;
-      limit = dynamic_limit;
-      why = std::to_string(used) + " bytes of dynamic shared memory per block, over the " + std::to_string(limit) +
-            "-byte limit per block" + (launch.dynamic_shared_opt_in ? " (with the opt-in)" : " (without the opt-in)");
-    } else {
-      return std::nullopt;
-    }
-    Outcome o;
-    o.status = Status::resource_limit;
-    o.message = why + " (" + arch_ + ", static check before compiling" + launch_source(launch) + ")";
-    o.extra = resource_extra(what, "", used, limit);
-    return o;
+  // Decided before compiling, from the spec's launch expressions and the device's limits alone
+  // (resource_check.hpp launch_verdict): no compile is paid for these.
+  std::optional<Outcome> check_statically(const Config& config) const override {
+    return launch_verdict(spec().launch, spec().space, config, limits_, arch_);
   }
 
   // Measured outcomes carry the launch's threads per block (extra.figures.threads, with its limit),
@@ -183,23 +160,11 @@ class CudaBackend final : public ProgramBackend {
     const LaunchShape launch = launch_shape(spec().launch, spec().space, prepared.config);
     const auto violation = check_resources(prepared.resources, limits_, launch);
     if (!violation) return std::nullopt;
-    return resource_limit(violation->reason + " (" + arch_ + ", static check" + launch_source(launch) + ")",
+    return resource_limit(violation->reason + " (" + arch_ + ", static check" + launch_source(spec().launch, launch) + ")",
                           compile, violation->what, violation->kernel, violation->used, violation->limit);
   }
 
  private:
-  // "; launch.threads_per_block "BLOCK * 2" = 2048": where the launch figures came from.
-  std::string launch_source(const LaunchShape& launch) const {
-    std::string text;
-    if (spec().launch.threads_per_block && launch.threads_per_block)
-      text += "; launch.threads_per_block \"" + spec().launch.threads_per_block->text() +
-              "\" = " + std::to_string(*launch.threads_per_block);
-    if (spec().launch.dynamic_shared_bytes)
-      text += "; launch.dynamic_shared_bytes \"" + spec().launch.dynamic_shared_bytes->text() +
-              "\" = " + std::to_string(launch.dynamic_shared_bytes);
-    return text;
-  }
-
   static Outcome resource_limit(const std::string& summary, const ProcessResult& compile,
                                 Resource what, const std::string& kernel, long used, long limit) {
     Outcome o = process_failure(Status::resource_limit, summary, compile);
@@ -207,16 +172,6 @@ class CudaBackend final : public ProgramBackend {
     return o;
   }
 
-  // {"resource", "kernel", "used", "limit"}; for threads also as the knowledge base's figure
-  // (observation.hpp): {"figures": {"threads": used}, "limits": {"threads": limit}}.
-  static nlohmann::json resource_extra(Resource what, const std::string& kernel, long used, long limit) {
-    nlohmann::json extra = {{"resource", to_string(what)}, {"kernel", kernel}, {"used", used}, {"limit", limit}};
-    if (what == Resource::threads) {
-      extra["figures"] = {{"threads", used}};
-      extra["limits"] = {{"threads", limit}};
-    }
-    return extra;
-  }
 
   DeviceInfo device_;                // the first of devices_: limits, key, architecture
   std::vector<DeviceInfo> devices_;  // one measuring worker each (same model)

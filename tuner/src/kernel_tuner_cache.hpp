@@ -28,6 +28,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -71,6 +73,10 @@ struct RecordedSpace {
   /// Notes met while reading (a dropped half-written last line, a spec that differs from the
   /// one the results were recorded with), for the caller to print.
   std::vector<std::string> warnings;
+  /// Results files of a cuda tuning whose spec has launch expressions: the check the cuda backend
+  /// made before compiling, with the recorded device's limits (resource_check.hpp
+  /// launch_verdict), for ReplayBackend::check_statically; empty otherwise.
+  std::function<std::optional<Outcome>(const Space&, const Config&)> static_check;
 };
 using KernelTunerCache = RecordedSpace;
 

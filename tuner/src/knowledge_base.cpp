@@ -94,7 +94,7 @@ void KnowledgeBase::refresh() const {
   model_.fit(*space_, x, y, options_.model);
   rules_.learn(*space_, observations_, groups_, options_.rules, [this](const Config& c, std::size_t p) {
     return model_.fitted() ? model_.failure_probability_without_value(c, p) : 1.0;
-  });
+  }, &explained);
   // The tree models what the range rules (values, global thresholds) and the resource rules leave
   // unexplained; queries those rules cover never reach it.
   x.clear();
@@ -129,6 +129,8 @@ std::optional<Verdict> KnowledgeBase::hard(const Config& c) const {
   if (const Observation* o = observed(c))
     return is_success(o->status) ? std::nullopt
                                  : std::optional<Verdict>(Verdict{Verdict::Kind::observed, o->status, 1, index_.at(c)});
+  if (declared_)
+    if (const auto o = declared_(c)) return Verdict{Verdict::Kind::declared, o->status, 0, 0};
   refresh();
   if (auto v = rules_.check(c, observations_)) return v;
   for (std::size_t i = 0; i < resource_rules_.size(); ++i)
@@ -153,18 +155,24 @@ std::string KnowledgeBase::describe(const Verdict& v) const {
 std::optional<std::string> KnowledgeBase::why_infeasible(const Config& c) const {
   const auto v = hard(c);
   if (!v) return std::nullopt;
+  if (v->kind == Verdict::Kind::declared) return "decided before compiling: " + declared_(c)->message;
   return describe(*v);
 }
 
 double KnowledgeBase::model_probability(const Config& c) const {
   refresh();
-  return std::max(tree_.leaf(c).failure_probability(), model_.failure_probability(c));
+  double p = std::max(tree_.leaf(c).failure_probability(), model_.failure_probability(c));
+  // A resource rule's weaker reading (resource_rules.hpp suggests_failure): likely, not certain.
+  for (const auto& r : resource_rules_)
+    if (r.suggests_failure(*space_, c)) p = std::max(p, confidence(r.failures_above));
+  return p;
 }
 
 double KnowledgeBase::failure_probability(const Config& c) const {
   if (const Observation* o = observed(c)) return is_success(o->status) ? 0.0 : 1.0;
   const double p = model_probability(c);
   const auto v = hard(c);
+  if (v && v->kind == Verdict::Kind::declared) return 1.0;
   return v ? std::max(p, confidence(v->evidence)) : p;
 }
 
@@ -184,6 +192,9 @@ double KnowledgeBase::preference(const Config& c) const {
 std::vector<std::string> KnowledgeBase::explain() const {
   refresh();
   std::vector<std::string> lines{"knowledge base: " + status_summary(observations_)};
+  if (declared_)
+    lines.push_back("declared: the configurations the backend rejects before compiling (the launch shape over the "
+                    "device's limits) are known to fail from the start");
   for (auto& l : rules_.describe(*space_)) lines.push_back("hard: " + l);
   for (const auto& r : resource_rules_) lines.push_back("resource: " + r.describe(*space_));
   const auto leaves = tree_.describe_failing_leaves(*space_, 0.5);

@@ -9,7 +9,8 @@
 //   - hard constraints (learned_rules.hpp): always-failing values, monotone boundaries in one
 //     parameter with their global thresholds and the dominance they imply, invariances;
 //   - resource rules (resource_rules.hpp): reported figures fitted as monomials of parameters
-//     and compared with their limit;
+//     and compared with their limit; the failures a rule accounts for are explained away (left
+//     out of the value rules' counts, the logistic model and the tree, which model the rest);
 //   - a feasibility model: a CART tree on value indices with smoothed leaves
 //     (decision_tree.hpp), trained on the observations that the always-failing values and global
 //     thresholds do not explain, and a Bayesian logistic regression on value indicators and log2
@@ -17,6 +18,7 @@
 //     of the two (the tree catches interactions, the logistic model single values from a few
 //     failures and boundaries along products of parameters); the likely status is the tree's;
 //   - soft preferences (slow_preferences.hpp): weights below 1 where successes were slow.
+// And what it is told: the backend's check before compiling (declare()), known from the start.
 //
 // Observed configurations answer from their outcome: a failed one is known infeasible.
 //
@@ -65,6 +67,13 @@ class KnowledgeBase {
   /// `space` must outlive the knowledge base.
   explicit KnowledgeBase(const Space& space, KnowledgeBaseOptions options = {});
 
+  /// What the backend rejects before compiling (Backend::check_statically: the launch shape over
+  /// the device's limits): a configuration it returns an outcome for is known infeasible from the
+  /// start, with that outcome's status and message (why_infeasible), and P(fail) 1. Not persisted:
+  /// the backend declares it again each tuning.
+  using StaticCheck = std::function<std::optional<Outcome>(const Config&)>;
+  void declare(StaticCheck check) { declared_ = std::move(check); }
+
   void observe(const Outcome& outcome);
   void observe(Observation observation);
   std::size_t size() const { return observations_.size(); }
@@ -76,8 +85,9 @@ class KnowledgeBase {
   bool known_infeasible(const Config& c) const;
   /// The rule behind known_infeasible, in words with its counts; nothing when none applies.
   std::optional<std::string> why_infeasible(const Config& c) const;
-  /// The larger of the tree's smoothed leaf probability and the logistic model's (see the
-  /// file comment); for a known infeasible configuration at least the
+  /// The largest of the tree's smoothed leaf probability, the logistic model's and, where a
+  /// resource rule's weaker reading says the figure is past its limit (resource_rules.hpp
+  /// suggests_failure), that rule's confidence (see the file comment); for a known infeasible configuration at least the
   /// rule's confidence (evidence + 1) / (evidence + 2); 1 for an observed failure, 0 for an
   /// observed success.
   double failure_probability(const Config& c) const;
@@ -129,6 +139,7 @@ class KnowledgeBase {
 
   const Space* space_;
   KnowledgeBaseOptions options_;
+  StaticCheck declared_;
   std::vector<Observation> observations_;
   std::unordered_map<Config, std::size_t, ConfigHash> index_;
   GroupIndex groups_;

@@ -137,7 +137,7 @@ void GroupIndex::add(const Config& c, std::size_t observation) {
 }
 
 void LearnedRules::learn(const Space& space, const std::vector<Observation>& observations, const GroupIndex& groups,
-                         const RuleOptions& options, NullFailure null_failure) {
+                         const RuleOptions& options, NullFailure null_failure, const std::vector<bool>* explained) {
   options_ = options;
   null_failure_ = std::move(null_failure);
   std::size_t failures = 0;
@@ -145,7 +145,7 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
   failure_rate_ = (failures + 1.0) / (observations.size() + 2.0);
   hypotheses_ = 0;
   for (const auto& p : space.parameters()) hypotheses_ += p.values.size();
-  learn_values(space, observations);
+  learn_values(space, observations, explained);
   learn_monotone(space, observations, groups);
   learn_dominance(space.dimension(), observations);
 }
@@ -163,7 +163,8 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
 // until an evaluation with the value succeeds, so it does not come and go as failures elsewhere
 // move the rates. A pure function of the ordered observations (and of the null model), so a
 // rebuilt knowledge base states the same rules.
-void LearnedRules::learn_values(const Space& space, const std::vector<Observation>& observations) {
+void LearnedRules::learn_values(const Space& space, const std::vector<Observation>& observations,
+                                const std::vector<bool>* explained) {
   values_.clear();
   const double log_bound = std::log(options_.alpha / static_cast<double>(hypotheses_));
   const std::size_t d = space.dimension();
@@ -177,7 +178,9 @@ void LearnedRules::learn_values(const Space& space, const std::vector<Observatio
   std::vector<char> passed(ids, 0);
   std::vector<std::size_t> id(d);
   std::size_t evaluations = 0, failures = 0;
-  for (const auto& o : observations) {
+  for (std::size_t i = 0; i < observations.size(); ++i) {
+    const Observation& o = observations[i];
+    if (explained && (*explained)[i]) continue;  // a resource rule accounts for it: no evidence about a value
     ++evaluations;
     const bool failed = !is_success(o.status);
     failures += failed ? 1 : 0;

@@ -112,7 +112,7 @@ struct InvarianceRule {
 
 /// Why a configuration is known to fail.
 struct Verdict {
-  enum class Kind { observed, value, threshold, dominance, resource };
+  enum class Kind { observed, value, threshold, dominance, resource, declared };
   Kind kind = Kind::observed;
   Status status = Status::ok;
   std::size_t evidence = 0;  // evaluations behind the rule
@@ -128,8 +128,10 @@ class LearnedRules {
   /// Relearns everything from `observations` (grouped in `groups`); O(observations * parameters)
   /// plus the dominance check, O(successes * failures * parameters) at worst.
   /// `null_failure`: see NullFailure; empty: the overall failure rate.
+  /// `explained`: per observation, whether a resource rule accounts for it (knowledge_base.cpp);
+  /// value rules (a) leave those out, as the null model does.
   void learn(const Space& space, const std::vector<Observation>& observations, const GroupIndex& groups,
-             const RuleOptions& options, NullFailure null_failure = {});
+             const RuleOptions& options, NullFailure null_failure = {}, const std::vector<bool>* explained = nullptr);
 
   /// A value, global threshold or dominance rule that says `c` fails (observed configurations
   /// are the caller's business). `observations` are those learn() saw.
@@ -163,7 +165,7 @@ class LearnedRules {
     std::size_t contradictions = 0;  // successes the full chaining would have called failures
   };
 
-  void learn_values(const Space& space, const std::vector<Observation>& observations);
+  void learn_values(const Space& space, const std::vector<Observation>& observations, const std::vector<bool>* explained);
   void learn_monotone(const Space& space, const std::vector<Observation>& observations, const GroupIndex& groups);
   void conclude(std::size_t parameter, Status status, Tally& tally, double max_chance);
   void learn_global(MonotoneRule& rule, const std::vector<Observation>& observations) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "rule_text.hpp"
 
@@ -92,6 +93,45 @@ std::vector<double> slopes(const LogData& d) {
   return solve(std::move(g), std::move(r), k);
 }
 
+// The largest leave-one-out error of the least-squares fit with slopes `a` (unsnapped): a
+// sample's residual had it been left out of the fit is r_i / (1 - h_ii), h_ii = 1/n + x_i' G^-1
+// x_i on centred data (the hat matrix's diagonal; e.g. Hastie, Tibshirani, Friedman, "The
+// Elements of Statistical Learning", 2nd ed., 2009, eq. 7.52 with the penalty near 0). Infinite when
+// a sample alone decides an exponent (h_ii = 1): nothing checks that exponent.
+double leave_one_out_max(const LogData& d, const std::vector<double>& a) {
+  const std::size_t k = d.columns.size(), n = d.y.size();
+  std::vector<double> mx(k, 0.0);
+  double my = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    my += d.y[i] / n;
+    for (std::size_t j = 0; j < k; ++j) mx[j] += d.x[i][j] / n;
+  }
+  std::vector<double> g(k * k, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t l = 0; l < k; ++l) g[j * k + l] += (d.x[i][j] - mx[j]) * (d.x[i][l] - mx[l]);
+  double trace = 0;
+  for (std::size_t j = 0; j < k; ++j) trace += g[j * k + j];
+  for (std::size_t j = 0; j < k; ++j) g[j * k + j] += 1e-9 * (1.0 + trace / std::max<std::size_t>(k, 1));
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> xc(k);
+    double r = d.y[i] - my;
+    for (std::size_t j = 0; j < k; ++j) {
+      xc[j] = d.x[i][j] - mx[j];
+      r -= a[j] * xc[j];
+    }
+    double h = 1.0 / static_cast<double>(n);
+    if (k) {
+      const std::vector<double> z = solve(g, xc, k);
+      for (std::size_t j = 0; j < k; ++j) h += xc[j] * z[j];
+    }
+    if (1.0 - h < 1e-9) return std::numeric_limits<double>::infinity();
+    worst = std::max(worst, std::fabs(r) / (1.0 - h));
+  }
+  return worst;
+}
+
 // Sets the coefficient (the mean residual) and the error figures for the given slopes.
 MonomialFit finish(const Space& space, const LogData& d, const std::vector<double>& a) {
   MonomialFit fit;
@@ -157,10 +197,15 @@ std::optional<MonomialFit> fit_monomial(const Space& space, const std::vector<co
   const LogData d = log_data(space, x, y);
   if (d.y.size() < 3) return std::nullopt;
   const std::vector<double> a = d.columns.empty() ? std::vector<double>{} : slopes(d);
-  const MonomialFit raw = finish(space, d, a);
+  MonomialFit raw = finish(space, d, a);
+  const double loo = leave_one_out_max(d, a);
+  raw.loo_max_log_error = std::max(loo, raw.max_log_error);
   for (double step : {1.0, 0.5}) {
     MonomialFit s = finish(space, d, snapped(a, step));
-    if (s.rms_log_error <= raw.rms_log_error + kSnapTolerance) return s;
+    if (s.rms_log_error <= raw.rms_log_error + kSnapTolerance) {
+      s.loo_max_log_error = std::max(loo, s.max_log_error);
+      return s;
+    }
   }
   return raw;
 }

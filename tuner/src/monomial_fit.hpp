@@ -20,7 +20,11 @@ struct MonomialFit {
   double coefficient = 1.0;
   std::vector<double> exponents;  // one per parameter of the space; 0: not in the product
   double rms_log_error = 0;       // root mean square of log(y / fit) over the samples
-  double max_log_error = 0;       // largest |log(y / fit)|: predictions are within exp(+-this)
+  double max_log_error = 0;       // largest |log(y / fit)| over the samples
+  /// The largest leave-one-out error of the least-squares fit (how far a report the fit did not
+  /// see can be off), at least max_log_error; infinite when one report alone decides an exponent.
+  /// Predictions for configurations never compiled are taken to be within exp(+-this).
+  double loo_max_log_error = 0;
   std::size_t samples = 0;
 
   double predict(const Space& space, const Config& c) const;

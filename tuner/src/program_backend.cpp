@@ -294,7 +294,7 @@ Prepared ProgramBackend::prepare(const Config& config) {
   const auto start = std::chrono::steady_clock::now();
   render(config, prepared.directory);
   prepared.stage_ms["render"] = ms_since(start);
-  if (auto decided = review_before_compile(prepared)) {
+  if (auto decided = check_statically(config)) {
     prepared.failure = std::move(decided);
     return prepared;
   }

@@ -53,7 +53,7 @@ std::filesystem::path harness_dir(const Spec& spec);
 class ProgramBackend : public Backend {
  public:
   /// Renders and compiles; a compiler time-out is timeout, a rejection compile_error (or what
-  /// review_compile() decides). Thread-safe: every configuration has its own folder.
+  /// review_compile() decides). A configuration check_statically() rejects is not compiled. Thread-safe: every configuration has its own folder.
   Prepared prepare(const Config& config) final;
   /// Runs the benchmark (spec run args, time limit), classifies the run (program_outcome.hpp),
   /// removes the executable. A timeout's message says the limit and its derivation (second line).
@@ -99,12 +99,6 @@ class ProgramBackend : public Backend {
   /// may fill prepared.resources and return the outcome that decides (e.g. resource_limit).
   virtual std::optional<Outcome> review_compile(const ProcessResult& compile,
                                                 Prepared& prepared) const = 0;
-  /// Looks at a configuration before it is compiled (after rendering): an outcome returned here
-  /// decides it and no compiler runs (cuda: a launch shape over the device's limits). None by default.
-  virtual std::optional<Outcome> review_before_compile(const Prepared& prepared) const {
-    (void)prepared;
-    return std::nullopt;
-  }
   /// Adds what the backend knows of a configuration without running it to a measured outcome
   /// (cuda: the launch's threads per block as extra.figures.threads). Nothing by default.
   virtual void annotate(Outcome& outcome, const Prepared& prepared) const {

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "database.hpp"
+#include "resource_check.hpp"
 #include "results.hpp"
 #include "spec.hpp"
 #include "strategy.hpp"
@@ -130,7 +131,25 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
   out.duplicates = file.duplicates;
   out.records = std::move(file.outcomes);
   for (const auto& o : out.records) out.records_outside_constraints += out.space.satisfies(o.config) ? 0 : 1;
+  const nlohmann::json& device = raw.header.device;
+  if (spec.backend == "cuda" && (spec.launch.threads_per_block || spec.launch.dynamic_shared_bytes) &&
+      device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
+    const nlohmann::json& l = device["limits"];
+    DeviceLimits limits;
+    limits.max_threads_per_block = l.value("max_threads_per_block", limits.max_threads_per_block);
+    limits.shared_per_block = l.value("shared_per_block", limits.shared_per_block);
+    limits.shared_per_block_optin = l.value("shared_per_block_optin", limits.shared_per_block_optin);
+    const std::string arch = device.value("arch", std::string("recorded device"));
+    out.static_check = [launch = spec.launch, limits, arch](const Space& space, const Config& c) {
+      return launch_verdict(launch, space, c, limits, arch);
+    };
+  }
   return out;
+}
+
+std::optional<Outcome> ReplayBackend::check_statically(const Config& config) const {
+  if (!cache_.static_check) return std::nullopt;
+  return cache_.static_check(cache_.space, config);
 }
 
 TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
@@ -140,6 +159,7 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
   so.seed = seed;
   so.budget = budget;
   so.options = options;
+  so.static_check = [&backend](const Config& c) { return backend.check_statically(c); };
   auto search = make_strategy(strategy, space, so);
   TuneOptions to;
   to.kernel = backend.cache().kernel_name;

@@ -29,6 +29,10 @@ class ReplayBackend : public Backend {
   /// message "not in the recorded space".
   Outcome measure(Prepared& prepared) override;
 
+  /// A results file of a cuda tuning with launch expressions: what the cuda backend decided
+  /// before compiling, with the recorded device's limits (RecordedSpace::static_check).
+  std::optional<Outcome> check_statically(const Config& config) const override;
+
   /// The recorded outcome of `config`, or nullptr when the file does not hold it.
   const Outcome* lookup(const Config& config) const;
   /// The best recorded success (lowest objective, first in file order on ties); none when every
@@ -51,6 +55,8 @@ class ReplayBackend : public Backend {
 /// (spec.hpp) the results were recorded with, whose parameters and constraints it takes, plus the
 /// caller's `constraints` (product or Python syntax). When the spec's content hash differs from
 /// key_parts.spec, a warning says so (records are matched by parameter name and value text).
+/// For a cuda spec with launch expressions and a header that records the device's limits, the
+/// space gets the cuda backend's check before compiling (RecordedSpace::static_check).
 /// Throws ResultsError "<file>:<line>: ..." for a malformed file or a record that is not a
 /// configuration of the space, and for a missing `spec` (naming the file and --spec); SpecError for a
 /// bad spec; CacheFileError for a constraint that does not parse.

@@ -165,4 +165,55 @@ Occupancy occupancy(const KernelResources& kernel, const DeviceLimits& limits, i
   return o;
 }
 
+std::optional<ResourceViolation> check_launch(const DeviceLimits& limits, const LaunchShape& launch) {
+  if (launch.threads_per_block && *launch.threads_per_block > limits.max_threads_per_block) {
+    const long used = *launch.threads_per_block;
+    return ResourceViolation{"", Resource::threads, used, limits.max_threads_per_block,
+                             std::to_string(used) + " threads per block, over the device's limit of " +
+                                 std::to_string(limits.max_threads_per_block) + " threads"};
+  }
+  const long dynamic_limit = launch.dynamic_shared_opt_in ? limits.shared_per_block_optin : limits.shared_per_block;
+  if (launch.dynamic_shared_bytes > dynamic_limit)
+    return ResourceViolation{"", Resource::shared_memory, launch.dynamic_shared_bytes, dynamic_limit,
+                             std::to_string(launch.dynamic_shared_bytes) +
+                                 " bytes of dynamic shared memory per block, over the " +
+                                 std::to_string(dynamic_limit) + "-byte limit per block" +
+                                 (launch.dynamic_shared_opt_in ? " (with the opt-in)" : " (without the opt-in)")};
+  return std::nullopt;
+}
+
+std::string launch_source(const LaunchSpec& spec, const LaunchShape& shape) {
+  std::string text;
+  if (spec.threads_per_block && shape.threads_per_block)
+    text += "; launch.threads_per_block \"" + spec.threads_per_block->text() + "\" = " +
+            std::to_string(*shape.threads_per_block);
+  if (spec.dynamic_shared_bytes)
+    text += "; launch.dynamic_shared_bytes \"" + spec.dynamic_shared_bytes->text() + "\" = " +
+            std::to_string(shape.dynamic_shared_bytes);
+  return text;
+}
+
+nlohmann::json resource_extra(Resource what, const std::string& kernel, long used, long limit) {
+  nlohmann::json extra = {{"resource", to_string(what)}, {"kernel", kernel}, {"used", used}, {"limit", limit}};
+  if (what == Resource::threads) {
+    extra["figures"] = {{"threads", used}};
+    extra["limits"] = {{"threads", limit}};
+  }
+  return extra;
+}
+
+std::optional<Outcome> launch_verdict(const LaunchSpec& spec, const Space& space, const Config& config,
+                                      const DeviceLimits& limits, const std::string& arch) {
+  const LaunchShape shape = launch_shape(spec, space, config);
+  const auto v = check_launch(limits, shape);
+  if (!v) return std::nullopt;
+  Outcome o;
+  o.config = config;
+  o.label = space.label(config);
+  o.status = Status::resource_limit;
+  o.message = v->reason + " (" + arch + ", static check before compiling" + launch_source(spec, shape) + ")";
+  o.extra = resource_extra(v->what, "", v->used, v->limit);
+  return o;
+}
+
 }  // namespace adaexplore

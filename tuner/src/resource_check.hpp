@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "device.hpp"
 #include "outcome.hpp"
 #include "ptxas.hpp"
@@ -62,6 +64,30 @@ struct ResourceViolation {
 /// Spilled bytes are performance figures, never failures.
 std::optional<ResourceViolation> check_resources(const KernelResources& kernel, const DeviceLimits& limits,
                                                  const LaunchShape& launch = {});
+
+/// What the launch shape alone rules out, before anything is compiled: more threads per block
+/// than limits.max_threads_per_block, or more dynamic shared memory than a block can get even with
+/// no static shared memory (shared_per_block_optin with the opt-in, shared_per_block without).
+/// The violation's kernel is empty.
+std::optional<ResourceViolation> check_launch(const DeviceLimits& limits, const LaunchShape& launch);
+
+/// "; launch.threads_per_block "BLOCK * 2" = 2048": which of the spec's launch expressions gave
+/// the figures of `shape` (empty when none did).
+std::string launch_source(const LaunchSpec& spec, const LaunchShape& shape);
+
+/// A resource verdict's extra: {"resource", "kernel", "used", "limit"}; for threads also the
+/// knowledge base's figure and limit (observation.hpp): {"figures": {"threads": used}, "limits":
+/// {"threads": limit}}.
+nlohmann::json resource_extra(Resource what, const std::string& kernel, long used, long limit);
+
+/// The outcome of a configuration whose launch shape check_launch() rules out: status
+/// resource_limit, message "2048 threads per block, over the device's limit of 1024 threads
+/// (sm_90, static check before compiling; launch.threads_per_block "..." = 2048)", extra as
+/// resource_extra(); nothing when the launch fits or its figures are unknown. The cuda backend
+/// decides with it before compiling, the replay of a recorded cuda tuning with the recorded
+/// device's limits, and the knowledge base knows these configurations fail from the start.
+std::optional<Outcome> launch_verdict(const LaunchSpec& spec, const Space& space, const Config& config,
+                                      const DeviceLimits& limits, const std::string& arch);
 
 /// The first violation among `kernels` (each checked with the same launch shape).
 std::optional<ResourceViolation> check_resources(const std::vector<KernelResources>& kernels,

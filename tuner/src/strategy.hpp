@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <unordered_set>
@@ -28,6 +29,11 @@ struct StrategyOptions {
   std::uint64_t seed = 1;
   std::size_t budget = 0;  // evaluations the tuning may spend (0: unknown); strategies may plan with it
   nlohmann::json options = nlohmann::json::object();  // strategy-specific, validated by the strategy
+  /// The backend's check before compiling (Backend::check_statically): the outcome of a
+  /// configuration known to fail without evaluating it, else nothing; empty when the backend has
+  /// none. adaexplore's knowledge base takes it as a known rule (never proposed); random and ga
+  /// ignore it (baselines).
+  std::function<std::optional<Outcome>(const Config&)> static_check;
 };
 
 class Strategy {

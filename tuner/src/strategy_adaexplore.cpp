@@ -85,6 +85,7 @@ class AdaExploreStrategy : public Strategy {
         use_kb_(knowledge_base_option(options.options)), arms_(operator_arms(use_kb_)),
         bandit_(operator_names(arms_)), budget_(options.budget) {
     const auto& o = options.options;
+    if (use_kb_ && options.static_check) kb_.declare(options.static_check);
     for (std::size_t p = 0; p < space_.dimension(); ++p)
       if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
     const std::size_t by_budget = budget_ ? budget_ / 6 : 8;
