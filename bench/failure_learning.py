@@ -277,13 +277,14 @@ def ratio_cell(m):
 
 
 def forced_failures(space, budget):
-    """Failures no strategy can avoid within the budget: the evaluations beyond the space's successes."""
+    """Failures no strategy avoids when it spends the whole budget: the evaluations beyond the space's
+    successes. (A search that stops once it knows every configuration left fails spends less.)"""
     successes = space["valid"] - space["counts"]["invalid"] - sum(space["counts"][f] for f in FAILURES)
     return max(0, min(budget, space["valid"]) - successes)
 
 
 def out_of_reach(s, space, budget):
-    """The largest reduction any strategy could reach here, when it is below the target's 50%."""
+    """The largest reduction a search that spends the whole budget could reach, when below 50%."""
     forced = forced_failures(space, budget)
     off = s["off"]["wasted_median"]
     best = 1 - forced / off if off else None
@@ -300,8 +301,8 @@ def verdict(s, space, budget):
         parts.append(f"reduction {pct(s['reduction'])} < 50%")
         reach = out_of_reach(s, space, budget)
         if reach is not None:
-            parts.append(f"out of reach: {forced_failures(space, budget)} failures are forced, "
-                         f"so at most {pct(reach)}")
+            parts.append(f"spending the whole budget forces {forced_failures(space, budget)} failures: "
+                         f"at most {pct(reach)} unless the search stops early")
     if not s["no_worse"]:
         parts.append("best found worse")
     return ": ".join([parts[0], ", ".join(parts[1:])]) if len(parts) > 1 else parts[0]
@@ -377,16 +378,17 @@ def report(args, spaces, rows, command, wall):
            f"({', '.join(FAILURES)}); `invalid` is not counted (constraints are known upfront). *Ratio*: "
            "optimum / best found (1 = the recorded optimum). Cells: median [25th, 75th percentile] over the seeds. "
            "*Random (expected)*: the failures uniform random sampling would meet on average, budget x failing "
-           "share, for scale; *forced*: the failures no strategy avoids, the budget minus the space's successes "
-           "(when that is positive). *Reduction*: 1 - median wasted (on) / median wasted (off); in brackets the same with "
+           "share, for scale; *forced*: the failures no search avoids when it spends the whole budget, the budget "
+           "minus the space's successes (when that is positive). *Reduction*: 1 - median wasted (on) / median wasted (off); in brackets the same with "
            "means. `(used N)`: mean evaluations spent when runs stopped before the budget (the "
            "knowledge base knew every configuration left to fail: `space exhausted`). "
            "*P(on > off)*: probability that a run with the knowledge base finds a better configuration than one "
            "without (ties half; 0.5 = no difference), with the two-sided p-value of the Mann-Whitney U test. *Target*: reduction >= 50% and median ratio (on) >= median "
            f"ratio (off) - {args.tolerance:g}.", "",
            f"**Target held in {held} of {judged} cells**" +
-           (f" ({unreachable} of the others out of reach by construction: more failures are forced by the "
-            "budget than half of what the search without the knowledge base wastes)." if unreachable else "."), "",
+           (f" (in {unreachable} of the others, 50% needs the search to stop before its budget: spending the "
+            "whole budget forces more failures than half of what the search without the knowledge base "
+            "wastes)." if unreachable else "."), "",
            "## Spaces", "",
            "Each space replayed whole once (`random`, unlimited budget) under its constraints.", ""]
     out += census_lines(spaces)
