@@ -225,9 +225,11 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     cuda: the threads per block (``blockDim.x * y * z``) the benchmark launches the kernel with,
     as an arithmetic expression over the parameters, e.g. ``"BLOCK_X * BLOCK_Y"`` (syntax in the
     tuner's ``expr.hpp``: numbers, parameter names, ``+ - * / // % **`` and parentheses). With
-    it, configurations over the device's 1024 threads per block, or whose registers per thread
-    (from ptxas) times threads exceed the 65536 registers per block, are recorded as
-    ``resource_limit`` after compiling, before any run. It must give a whole number >= 1 for the
+    it, configurations over the device's 1024 threads per block are recorded as
+    ``resource_limit`` before compiling (no compile is paid, and the default strategy knows them
+    from the start: it proposes none), and those whose registers per thread (from ptxas) times
+    threads exceed the 65536 registers per block after compiling, before any run. Every outcome
+    records the figure (``extra.figures.threads``). It must give a whole number >= 1 for the
     ``DEFAULTS``. The shape applies to every kernel the benchmark compiles. Default: unknown
     (those checks happen at launch instead).
 
@@ -236,7 +238,8 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     argument), an expression as for ``THREADS_PER_BLOCK``, e.g. ``"4 * TILE * (TILE + 1)"``.
     Static plus dynamic shared memory over the device's per-block limit (227 KiB on sm_90,
     assuming the benchmark raises ``cudaFuncAttributeMaxDynamicSharedMemorySize``) is recorded as
-    ``resource_limit`` before any run. Default 0.
+    ``resource_limit`` before any run; dynamic shared memory alone over it, before compiling.
+    Default 0.
 
   ``JOBS <n>``
     Parallel compiles while tuning; 0 means one per core. Default 0.
