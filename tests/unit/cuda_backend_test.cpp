@@ -304,7 +304,7 @@ TEST_F(CudaBackendTest, DynamicSharedMemoryOverTheOptInLimitIsResourceLimitBefor
   ASSERT_TRUE(p.failure);
   EXPECT_EQ(p.failure->status, Status::resource_limit) << p.failure->message;
   EXPECT_EQ(p.failure->message.rfind("262144 bytes of dynamic shared memory per block, over the 232448-byte limit "
-                                     "per block (with the opt-in) (sm_90, static check before compiling",
+                                     "per block with the opt-in (sm_90, static check before compiling",
                                      0),
             0u)
       << p.failure->message;

@@ -31,6 +31,36 @@ TEST(MonomialFit, RecoversAnExactProductOfPowers) {
   EXPECT_NEAR(fit->predict(space, Config{3, 2, 0}), 2.0 * 8 * 81 / 2, 1e-6);
 }
 
+// The leave-one-out error: near 0 for an exact product; larger than the in-sample error for one
+// that is not; infinite when one report alone decides an exponent (C varies in one report only).
+TEST(MonomialFit, LeaveOneOutErrorSaysHowFarAnUnseenReportCanBeOff) {
+  const Space space({numbers("A", {1, 2, 4, 8}), numbers("B", {1, 3, 9}), numbers("C", {2, 4, 16})}, {});
+  const auto all = space.enumerate_valid();
+  std::vector<double> exact, padded;
+  for (const auto& c : all) {
+    const double a = space.value(c, 0).number, b = space.value(c, 1).number, cc = space.value(c, 2).number;
+    exact.push_back(2.0 * a * b * b / cc);
+    padded.push_back(4.0 * a * (b + 1.0) * cc);
+  }
+  const auto e = fit_monomial(space, pointers(all), exact);
+  ASSERT_TRUE(e);
+  EXPECT_LT(e->loo_max_log_error, 1e-6);
+  const auto p = fit_monomial(space, pointers(all), padded);
+  ASSERT_TRUE(p);
+  EXPECT_GT(p->loo_max_log_error, p->max_log_error);
+
+  std::vector<Config> lone;
+  std::vector<double> y;
+  for (const auto& c : all)
+    if (c[2] == 0 || (c[0] == 3 && c[1] == 2 && c[2] == 2)) {  // C = 2 everywhere but one report
+      lone.push_back(c);
+      y.push_back(2.0 * space.value(c, 0).number * space.value(c, 1).number / space.value(c, 2).number);
+    }
+  const auto l = fit_monomial(space, pointers(lone), y);
+  ASSERT_TRUE(l);
+  EXPECT_TRUE(std::isinf(l->loo_max_log_error)) << l->loo_max_log_error;
+}
+
 // The shared memory of a padded tile, 4*TILE*(TILE+1) bytes, is not a monomial: the fit reads
 // it as 4.x*TILE^2, within 8 % (the worst at TILE=8, where the +1 matters most), and ignores a parameter that does not
 // matter.

@@ -61,6 +61,8 @@ class Backend {
   /// configuration it rejects before compiling (cuda: the launch shape over the device's limits,
   /// resource_check.hpp launch_verdict), else nothing. The tuning gives it to the strategy
   /// (StrategyOptions::static_check), whose knowledge base then never proposes such a configuration.
+  /// Must be thread-safe: prepare() calls it from the compiling threads, the strategy from the
+  /// tuning loop's.
   virtual std::optional<Outcome> check_statically(const Config& config) const {
     (void)config;
     return std::nullopt;

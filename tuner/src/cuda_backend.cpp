@@ -172,7 +172,6 @@ class CudaBackend final : public ProgramBackend {
     return o;
   }
 
-
   DeviceInfo device_;                // the first of devices_: limits, key, architecture
   std::vector<DeviceInfo> devices_;  // one measuring worker each (same model)
   std::string arch_;

@@ -57,15 +57,19 @@ const Observation* KnowledgeBase::observed(const Config& c) const {
 
 namespace {
 
-// A failure that a learned resource rule accounts for: its figure (reported, or fitted when it
-// reported none) is past the rule's failing edge and it failed with the rule's status.
+// A failure that a learned resource rule accounts for: its reported figure is past the rule's
+// failing edge (or, when it reported none, the fit less its leave-one-out error is) and it failed
+// with the rule's status.
 bool explained_by(const std::vector<ResourceRule>& rules, const Space& space, const Observation& o) {
   if (is_success(o.status)) return false;
   for (const auto& r : rules) {
     if (r.status != o.status) continue;
     const auto it = o.figures.find(r.figure);
-    const double figure = it != o.figures.end() ? it->second : r.fit.predict(space, o.config);
-    if (r.limit_reported ? figure > r.limit : figure >= r.fails_from) return true;
+    if (it == o.figures.end()) {
+      if (r.suggests_failure(space, o.config)) return true;  // the fit, less its leave-one-out error
+      continue;
+    }
+    if (r.limit_reported ? it->second > r.limit : it->second >= r.fails_from) return true;
   }
   return false;
 }
@@ -147,6 +151,8 @@ std::string KnowledgeBase::describe(const Verdict& v) const {
       return "evaluated: " + space_->label(observations_[v.rule].config) + " failed with " + to_string(v.status);
     case Verdict::Kind::resource:
       return resource_rules_[v.rule].describe(*space_);
+    case Verdict::Kind::declared:
+      return "decided before compiling (the backend's check)";
     default:
       return rules_.describe(*space_, v, observations_);
   }

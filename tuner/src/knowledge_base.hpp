@@ -88,8 +88,8 @@ class KnowledgeBase {
   /// The largest of the tree's smoothed leaf probability, the logistic model's and, where a
   /// resource rule's weaker reading says the figure is past its limit (resource_rules.hpp
   /// suggests_failure), that rule's confidence (see the file comment); for a known infeasible configuration at least the
-  /// rule's confidence (evidence + 1) / (evidence + 2); 1 for an observed failure, 0 for an
-  /// observed success.
+  /// rule's confidence (evidence + 1) / (evidence + 2); 1 for an observed failure and for a
+  /// configuration the declared check rejects, 0 for an observed success.
   double failure_probability(const Config& c) const;
   /// The observed status; else the status of the rule that applies; else the tree's guess
   /// (its leaf's most frequent failure when P(fail) > 0.5, otherwise ok or slow).

@@ -140,6 +140,12 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
                          const RuleOptions& options, NullFailure null_failure, const std::vector<bool>* explained) {
   options_ = options;
   null_failure_ = std::move(null_failure);
+  // Over all observations: the monotone, invariance and dominance rules, whose tests use it, learn
+  // from the failures a resource rule accounts for too (such a failure is monotone as well); the
+  // value rules keep their own rate without them (learn_values). Leaving them out here made
+  // invariances significant that mix two causes of one status (gemm: resource_limit "invariant"
+  // in THREAD_N from shared-memory failures, then a threads failure at THREAD_N=1 "dominated"
+  // every THREAD_N; FailureLearning.HardRulesAreSoundOnTheRecordedGemmSpace).
   std::size_t failures = 0;
   for (const auto& o : observations) failures += is_success(o.status) ? 0 : 1;
   failure_rate_ = (failures + 1.0) / (observations.size() + 2.0);
@@ -161,7 +167,8 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
 // fails: pnpoly's block_size_x=992 failed 4 times in 4, all with tile_size >= 16, where failures
 // are common, yet it succeeds with small tiles) count for little. Once passed, the rule stands
 // until an evaluation with the value succeeds, so it does not come and go as failures elsewhere
-// move the rates. A pure function of the ordered observations (and of the null model), so a
+// move the rates; failures a resource rule accounts for (`explained`) are no evidence either way,
+// so a value rule made of them goes when that resource rule appears. A pure function of the ordered observations (and of the null model), so a
 // rebuilt knowledge base states the same rules.
 void LearnedRules::learn_values(const Space& space, const std::vector<Observation>& observations,
                                 const std::vector<bool>* explained) {

@@ -72,61 +72,65 @@ LogData log_data(const Space& space, const std::vector<const Config*>& x, const 
   return d;
 }
 
+// The normal equations on centred data: the means of the columns and of y, and the Gram matrix
+// with a tiny ridge for parameters that move together.
+struct Centred {
+  std::vector<double> mx;
+  double my = 0;
+  std::vector<double> g;  // k x k, row-major
+};
+
+Centred centred(const LogData& d) {
+  const std::size_t k = d.columns.size(), n = d.y.size();
+  Centred c;
+  c.mx.assign(k, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    c.my += d.y[i] / n;
+    for (std::size_t j = 0; j < k; ++j) c.mx[j] += d.x[i][j] / n;
+  }
+  c.g.assign(k * k, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < k; ++j)
+      for (std::size_t l = 0; l < k; ++l) c.g[j * k + l] += (d.x[i][j] - c.mx[j]) * (d.x[i][l] - c.mx[l]);
+  double trace = 0;
+  for (std::size_t j = 0; j < k; ++j) trace += c.g[j * k + j];
+  for (std::size_t j = 0; j < k; ++j) c.g[j * k + j] += 1e-9 * (1.0 + trace / static_cast<double>(std::max<std::size_t>(k, 1)));
+  return c;
+}
+
 // Least-squares slopes on centred data.
 std::vector<double> slopes(const LogData& d) {
   const std::size_t k = d.columns.size(), n = d.y.size();
-  std::vector<double> mx(k, 0.0);
-  double my = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    my += d.y[i] / n;
-    for (std::size_t j = 0; j < k; ++j) mx[j] += d.x[i][j] / n;
-  }
-  std::vector<double> g(k * k, 0.0), r(k, 0.0);
+  const Centred c = centred(d);
+  std::vector<double> r(k, 0.0);
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < k; ++j) {
-      r[j] += (d.x[i][j] - mx[j]) * (d.y[i] - my);
-      for (std::size_t l = 0; l < k; ++l) g[j * k + l] += (d.x[i][j] - mx[j]) * (d.x[i][l] - mx[l]);
-    }
-  double trace = 0;
-  for (std::size_t j = 0; j < k; ++j) trace += g[j * k + j];
-  for (std::size_t j = 0; j < k; ++j) g[j * k + j] += 1e-9 * (1.0 + trace / k);
-  return solve(std::move(g), std::move(r), k);
+    for (std::size_t j = 0; j < k; ++j) r[j] += (d.x[i][j] - c.mx[j]) * (d.y[i] - c.my);
+  return solve(c.g, std::move(r), k);
 }
 
 // The largest leave-one-out error of the least-squares fit with slopes `a` (unsnapped): a
 // sample's residual had it been left out of the fit is r_i / (1 - h_ii), h_ii = 1/n + x_i' G^-1
 // x_i on centred data (the hat matrix's diagonal; e.g. Hastie, Tibshirani, Friedman, "The
-// Elements of Statistical Learning", 2nd ed., 2009, eq. 7.52 with the penalty near 0). Infinite when
-// a sample alone decides an exponent (h_ii = 1): nothing checks that exponent.
+// Elements of Statistical Learning", 2nd ed., 2009, eq. 7.52 with the penalty near 0). Infinite
+// when a sample alone decides an exponent (h_ii = 1 but for the ridge, which leaves 1 - h_ii
+// near 1e-8): nothing checks that exponent.
 double leave_one_out_max(const LogData& d, const std::vector<double>& a) {
   const std::size_t k = d.columns.size(), n = d.y.size();
-  std::vector<double> mx(k, 0.0);
-  double my = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    my += d.y[i] / n;
-    for (std::size_t j = 0; j < k; ++j) mx[j] += d.x[i][j] / n;
-  }
-  std::vector<double> g(k * k, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < k; ++j)
-      for (std::size_t l = 0; l < k; ++l) g[j * k + l] += (d.x[i][j] - mx[j]) * (d.x[i][l] - mx[l]);
-  double trace = 0;
-  for (std::size_t j = 0; j < k; ++j) trace += g[j * k + j];
-  for (std::size_t j = 0; j < k; ++j) g[j * k + j] += 1e-9 * (1.0 + trace / std::max<std::size_t>(k, 1));
+  const Centred c = centred(d);
   double worst = 0;
+  std::vector<double> xc(k);
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<double> xc(k);
-    double r = d.y[i] - my;
+    double r = d.y[i] - c.my;
     for (std::size_t j = 0; j < k; ++j) {
-      xc[j] = d.x[i][j] - mx[j];
+      xc[j] = d.x[i][j] - c.mx[j];
       r -= a[j] * xc[j];
     }
     double h = 1.0 / static_cast<double>(n);
     if (k) {
-      const std::vector<double> z = solve(g, xc, k);
+      const std::vector<double> z = solve(c.g, xc, k);
       for (std::size_t j = 0; j < k; ++j) h += xc[j] * z[j];
     }
-    if (1.0 - h < 1e-9) return std::numeric_limits<double>::infinity();
+    if (1.0 - h < 1e-6) return std::numeric_limits<double>::infinity();
     worst = std::max(worst, std::fabs(r) / (1.0 - h));
   }
   return worst;
@@ -203,7 +207,10 @@ std::optional<MonomialFit> fit_monomial(const Space& space, const std::vector<co
   for (double step : {1.0, 0.5}) {
     MonomialFit s = finish(space, d, snapped(a, step));
     if (s.rms_log_error <= raw.rms_log_error + kSnapTolerance) {
-      s.loo_max_log_error = std::max(loo, s.max_log_error);
+      // Snapped slopes are fixed: only the coefficient is fitted, so a left-out report's error is
+      // its residual grown by n / (n - 1); the snap itself was chosen with every report present.
+      const double n = static_cast<double>(d.y.size());
+      s.loo_max_log_error = std::max(loo, s.max_log_error * n / (n - 1.0));
       return s;
     }
   }

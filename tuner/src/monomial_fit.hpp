@@ -23,7 +23,7 @@ struct MonomialFit {
   double max_log_error = 0;       // largest |log(y / fit)| over the samples
   /// The largest leave-one-out error of the least-squares fit (how far a report the fit did not
   /// see can be off), at least max_log_error; infinite when one report alone decides an exponent.
-  /// Predictions for configurations never compiled are taken to be within exp(+-this).
+  /// How resource rules use it for configurations never compiled: resource_rules.hpp.
   double loo_max_log_error = 0;
   std::size_t samples = 0;
 

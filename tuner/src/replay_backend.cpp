@@ -134,12 +134,22 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
   const nlohmann::json& device = raw.header.device;
   if (spec.backend == "cuda" && (spec.launch.threads_per_block || spec.launch.dynamic_shared_bytes) &&
       device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
+    // A limit the header lacks is not checked (taken as unbounded); one that is not a whole
+    // number is an error naming the file and the key.
     const nlohmann::json& l = device["limits"];
+    auto limit = [&](const char* key) -> long {
+      if (!l.contains(key)) return std::numeric_limits<int>::max();
+      if (!l[key].is_number_integer())
+        throw ResultsError(at_line(results, raw.header_line) + "the header's device.limits." + key + " is " +
+                           l[key].dump() + ", not a whole number; the file was not written by adaexplore-tuner tune, "
+                           "or was edited");
+      return l[key].get<long>();
+    };
     DeviceLimits limits;
-    limits.max_threads_per_block = l.value("max_threads_per_block", limits.max_threads_per_block);
-    limits.shared_per_block = l.value("shared_per_block", limits.shared_per_block);
-    limits.shared_per_block_optin = l.value("shared_per_block_optin", limits.shared_per_block_optin);
-    const std::string arch = device.value("arch", std::string("recorded device"));
+    limits.max_threads_per_block = static_cast<int>(limit("max_threads_per_block"));
+    limits.shared_per_block = limit("shared_per_block");
+    limits.shared_per_block_optin = limit("shared_per_block_optin");
+    const std::string arch = device.contains("arch") && device["arch"].is_string() ? device["arch"].get<std::string>() : "recorded device";
     out.static_check = [launch = spec.launch, limits, arch](const Space& space, const Config& c) {
       return launch_verdict(launch, space, c, limits, arch);
     };

@@ -178,7 +178,7 @@ std::optional<ResourceViolation> check_launch(const DeviceLimits& limits, const 
                              std::to_string(launch.dynamic_shared_bytes) +
                                  " bytes of dynamic shared memory per block, over the " +
                                  std::to_string(dynamic_limit) + "-byte limit per block" +
-                                 (launch.dynamic_shared_opt_in ? " (with the opt-in)" : " (without the opt-in)")};
+                                 (launch.dynamic_shared_opt_in ? " with the opt-in" : " without the opt-in")};
   return std::nullopt;
 }
 

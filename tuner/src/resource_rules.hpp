@@ -3,17 +3,19 @@
 // (monomial_fit.hpp) and compared with the limit, so that the failure can be predicted for
 // configurations never compiled:
 //
-//   shared_bytes ~ 4*TILE^2 (40 reports, within 3 % left out one at a time); above 49152 => resource_limit
+//   shared_bytes ~ 4*TILE^2 (fitted on 40 reports, within 3 %); above 49152 => resource_limit
+//   ("within": the largest leave-one-out error, how far a report the fit did not see was off)
 //
 // The limit is the one the compiler or the static check reported ("0xc000 max") when there is
 // one; otherwise the largest figure among successes. A rule is stated only when it separates
 // the data: no success above the limit, and at least `min_failures` failures above it (the
 // figure of a failure is the reported one when present, the fitted one otherwise), or, with no
 // failure needed, a reported limit and an exact fit (within 0.1 % of every report left out of the
-// fit): a figure the backend computes and
+// fit; the status resource_limit when no failure is above it yet): a figure the backend computes and
 // reports with its limit on every outcome, as the cuda backend does for threads per block. A fit worse
 // than `max_rms_log_error` (the figure is not a product of parameters), from fewer than twice as
-// many reports as it has unknowns (numeric parameters + 1), or whose leave-one-out error exceeds
+// many reports as it can have unknowns (the space's parameters whose values are all positive
+// numbers, more than one, + 1 for the coefficient), or whose leave-one-out error exceeds
 // `max_loo_log_error` (it would not predict a configuration it never saw) states nothing.
 #pragma once
 
