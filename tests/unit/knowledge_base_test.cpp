@@ -280,6 +280,9 @@ TEST(KnowledgeBase, FailuresAResourceRuleAccountsForDoNotRankTheirValuesDown) {
   }
   ASSERT_GT(failed, 10u);
   ASSERT_EQ(kb.resource_rules().size(), 1u);
+  EXPECT_TRUE(contains(kb.explain(), " evaluations (" + std::to_string(failed) +
+                                         " failures a resource rule accounts for left out)"))
+      << ::testing::PrintToString(kb.explain());
   for (const auto& c : fits) {
     EXPECT_FALSE(kb.known_infeasible(c)) << space.label(c);
     EXPECT_LT(kb.failure_probability(c), 0.25) << space.label(c);

@@ -85,8 +85,11 @@ void KnowledgeBase::refresh() const {
   // which is where the fastest configurations are.
   resource_rules_ = learn_resource_rules(*space_, observations_, options_.resources);
   std::vector<bool> explained(observations_.size());
-  for (std::size_t i = 0; i < observations_.size(); ++i)
+  explained_count_ = 0;
+  for (std::size_t i = 0; i < observations_.size(); ++i) {
     explained[i] = explained_by(resource_rules_, *space_, observations_[i]);
+    explained_count_ += explained[i] ? 1 : 0;
+  }
   // The logistic model next: it is the null model of the value and threshold rules' tests.
   std::vector<const Config*> x;
   std::vector<Status> y;
@@ -212,7 +215,11 @@ std::vector<std::string> KnowledgeBase::explain() const {
     std::string joined;
     for (const auto& r : raising) joined += (joined.empty() ? "" : ", ") + r;
     lines.push_back("model: logistic regression of failure on parameter values and log2 sizes, " +
-                    std::to_string(observations_.size()) + " evaluations; raising P(fail) most (log-odds weights): " +
+                    std::to_string(observations_.size() - explained_count_) + " evaluations" +
+                    (explained_count_ ? " (" + std::to_string(explained_count_) +
+                                            " failures a resource rule accounts for left out)"
+                                      : std::string()) +
+                    "; raising P(fail) most (log-odds weights): " +
                     (joined.empty() ? "none above 0.5" : joined));
   }
   for (auto& l : slow_.describe(*space_)) lines.push_back("soft: " + l);

@@ -150,6 +150,7 @@ class KnowledgeBase {
   mutable std::vector<ResourceRule> resource_rules_;
   mutable DecisionTree tree_;
   mutable FailureModel model_;
+  mutable std::size_t explained_count_ = 0;  // failures the resource rules account for (left out of the models)
   mutable SlowPreferences slow_;
 };
 
