@@ -1,6 +1,7 @@
 #include "strategy.hpp"
 
 #include <algorithm>
+#include <random>
 #include <stdexcept>
 
 namespace adaexplore {
@@ -18,6 +19,18 @@ const std::vector<StrategyInfo>& registered_strategies() {
        make_adaexplore_strategy},
   };
   return table;
+}
+
+void crossover_and_mutate(Config& child, const Config& other, const Space& space, const std::vector<std::size_t>& genes,
+                          double mutation_rate, std::mt19937_64& rng) {
+  std::bernoulli_distribution coin(0.5), mutate(mutation_rate);
+  for (std::size_t p : genes) {
+    if (coin(rng)) child[p] = other[p];
+    if (mutate(rng)) {
+      std::uniform_int_distribution<std::size_t> v(0, space.parameters()[p].values.size() - 1);
+      child[p] = static_cast<std::uint16_t>(v(rng));
+    }
+  }
 }
 
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const Space& space, const StrategyOptions& options) {

@@ -54,6 +54,12 @@ const std::vector<StrategyInfo>& registered_strategies();
 /// Throws std::invalid_argument naming the unknown strategy and listing the registered ones.
 std::unique_ptr<Strategy> make_strategy(const std::string& name, const Space& space, const StrategyOptions& options);
 
+/// `ga`'s crossover and mutation of one child, shared with adaexplore's `evolve`: for each gene
+/// (parameter index) of `genes`, in order, `other`'s value with probability 1/2, then a uniformly
+/// random value of the parameter with probability `mutation_rate`.
+void crossover_and_mutate(Config& child, const Config& other, const Space& space, const std::vector<std::size_t>& genes,
+                          double mutation_rate, std::mt19937_64& rng);
+
 /// Bookkeeping shared by strategies: what was seen, and uniform draws of unseen valid
 /// configurations (from a seeded shuffle of the enumerated space when it is small enough to
 /// enumerate, by rejection sampling otherwise).

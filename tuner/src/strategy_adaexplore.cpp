@@ -372,17 +372,11 @@ class AdaExploreStrategy : public Strategy {
       const Success* b = pop[pick(rng_)];
       return a->log_objective <= b->log_objective ? a->config : b->config;
     };
-    std::bernoulli_distribution coin(0.5), mutate(1.0 / std::max<std::size_t>(1, free_.size()));
+    const double rate = 1.0 / static_cast<double>(std::max<std::size_t>(1, free_.size()));
     for (std::size_t i = 0; i < candidates_; ++i) {
       Config c = tournament();
       const Config& other = tournament();
-      for (std::size_t p : free_) {
-        if (coin(rng_)) c[p] = other[p];
-        if (mutate(rng_)) {
-          std::uniform_int_distribution<std::size_t> v(0, space_.parameters()[p].values.size() - 1);
-          c[p] = static_cast<std::uint16_t>(v(rng_));
-        }
-      }
+      crossover_and_mutate(c, other, space_, free_, rate, rng_);
       if (space_.satisfies(c)) pool.push_back(c);
     }
   }

@@ -5,6 +5,7 @@
 // already evaluated are re-drawn a few times, then replaced by a random unseen configuration.
 // Options: population (default 20), elites (2), mutation_rate (1/dimension).
 #include <algorithm>
+#include <numeric>
 #include <limits>
 
 #include "strategy.hpp"
@@ -40,6 +41,8 @@ class GeneticStrategy : public Strategy {
     }
     if (population_size_ < 2) throw std::invalid_argument("ga: option population must be at least 2");
     if (elites_ >= population_size_) throw std::invalid_argument("ga: option elites must be below population");
+    genes_.resize(space.dimension());
+    std::iota(genes_.begin(), genes_.end(), std::size_t{0});
   }
 
   std::vector<Config> propose(std::size_t count) override {
@@ -103,18 +106,11 @@ class GeneticStrategy : public Strategy {
   }
 
   std::optional<Config> make_child(const std::vector<Member>& pop) {
-    std::bernoulli_distribution coin(0.5), mutate(mutation_rate_);
     for (int attempt = 0; attempt < 20; ++attempt) {
       const Member& a = tournament(pop);
       const Member& b = tournament(pop);
       Config child = a.config;
-      for (std::size_t i = 0; i < child.size(); ++i) {
-        if (coin(sampler_.rng())) child[i] = b.config[i];
-        if (mutate(sampler_.rng())) {
-          std::uniform_int_distribution<std::size_t> v(0, space_.parameters()[i].values.size() - 1);
-          child[i] = static_cast<std::uint16_t>(v(sampler_.rng()));
-        }
-      }
+      crossover_and_mutate(child, b.config, space_, genes_, mutation_rate_, sampler_.rng());
       if (!sampler_.seen(child) && space_.satisfies(child)) return child;
     }
     return sampler_.draw();
@@ -124,6 +120,7 @@ class GeneticStrategy : public Strategy {
   UnseenSampler sampler_;
   std::size_t population_size_ = 20, elites_ = 2;
   double mutation_rate_ = 0.1;
+  std::vector<std::size_t> genes_;  // every parameter, in order
   std::vector<Member> archive_;
   std::unordered_set<Config, ConfigHash> observed_;
   std::vector<Config> queue_;
