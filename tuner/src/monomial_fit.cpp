@@ -196,6 +196,11 @@ std::string MonomialFit::describe(const Space& space) const {
   return s;
 }
 
+std::size_t fittable_parameters(const Space& space) {
+  return static_cast<std::size_t>(std::count_if(space.parameters().begin(), space.parameters().end(),
+                                                [](const Parameter& p) { return p.values.size() > 1 && positive_numbers(p); }));
+}
+
 std::optional<MonomialFit> fit_monomial(const Space& space, const std::vector<const Config*>& x,
                                         const std::vector<double>& y) {
   const LogData d = log_data(space, x, y);

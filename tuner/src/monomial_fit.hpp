@@ -33,6 +33,9 @@ struct MonomialFit {
   bool constant() const;
 };
 
+/// Parameters of `space` a fit can give an exponent: values all positive numbers, more than one.
+std::size_t fittable_parameters(const Space& space);
+
 /// Fits `y` (figures, > 0; other samples are skipped) over the configurations `x`. Nothing when
 /// fewer than 3 samples remain.
 std::optional<MonomialFit> fit_monomial(const Space& space, const std::vector<const Config*>& x,

@@ -15,16 +15,6 @@ namespace {
 // A fit within 0.1 % of every report left out of it: the figure is a product of parameter powers.
 constexpr double kExactLogError = 1e-3;
 
-// Parameters a monomial fit can use (numeric, positive, more than one value): its exponents.
-std::size_t fittable_parameters(const Space& space) {
-  std::size_t n = 0;
-  for (const auto& p : space.parameters())
-    if (p.values.size() > 1 &&
-        std::all_of(p.values.begin(), p.values.end(), [](const Value& v) { return v.numeric && v.number > 0; }))
-      ++n;
-  return n;
-}
-
 std::set<std::string> figure_names(const std::vector<Observation>& observations) {
   std::set<std::string> names;
   for (const auto& o : observations)
