@@ -119,6 +119,7 @@ class HostBackendTest : public ::testing::TestWithParam<bool> {
               {"runner", runner()}}}};
   }
   Spec spec(const nlohmann::json& j) const { return parse_spec(j, dir_ / "spec.json"); }
+  void write_near_tie_spec();  // spec.json and scale.hpp.in of the near-tie tests
 
   // Prepares and, when the compile succeeded, measures one MODE; keeps what prepare produced.
   Outcome evaluate(Mode mode) {
@@ -305,20 +306,25 @@ TEST_P(HostBackendTest, NearTiesAreReMeasuredInterleavedRounds) {
     EXPECT_NE(entry.path().filename().string().rfind("benchmark", 0), 0u) << entry.path() << " left behind";
 }
 
-// `tune` confirms near-ties after evaluating (confirmation.json beside the results) and a second
-// run that evaluates nothing applies the stored verdict: the header is byte-identical.
-TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
+// The spec of the two near-tie tests below: three copies of the same code (COPY), budget 3. About
+// a millisecond per run, not microseconds, and every configuration within 10x of the best is a
+// near-tie (--confirm-margin 10): identical code timed 5 vs 16 us, and at 1e6 elements 2.3 vs 4.8
+// ms, on a loaded 2-core CI machine.
+void HostBackendTest::write_near_tie_spec() {
   nlohmann::json j = spec_json();
   j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
   j["budget"] = {{"evaluations", 3}};
   j["strategy"] = "random";
-  // About a millisecond per run, not microseconds, and every configuration within 10x of the
-  // best is a near-tie (--confirm-margin 10): identical code timed 5 vs 16 us, and at 1e6
-  // elements 2.3 vs 4.8 ms, on a loaded 2-core CI machine.
   j["run"]["args"].push_back("--n");
   j["run"]["args"].push_back("1000000");
   write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
   std::ofstream(dir_ / "spec.json") << j.dump(2);
+}
+
+// `tune` confirms near-ties after evaluating (confirmation.json beside the results) and a second
+// run that evaluates nothing applies the stored verdict: the header is byte-identical.
+TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
+  write_near_tie_spec();
   auto tune = [&] {
     CLI::App app;
     register_commands(app);
@@ -349,17 +355,7 @@ TEST_P(HostBackendTest, TuneConfirmsNearTiesAndARerunKeepsTheHeader) {
 // header `tune` wrote, winner and figure included.
 TEST_P(HostBackendTest, TuneCachedCrownsTheConfirmedWinner) {
   if (runner()) GTEST_SKIP() << "the same in both modes; run once";
-  nlohmann::json j = spec_json();
-  j["parameters"] = {{{"name", "MODE"}, {"values", {0}}}, {{"name", "COPY"}, {"values", {1, 2, 3}}}};
-  j["budget"] = {{"evaluations", 3}};
-  j["strategy"] = "random";
-  // About a millisecond per run, not microseconds, and every configuration within 10x of the
-  // best is a near-tie (--confirm-margin 10): identical code timed 5 vs 16 us, and at 1e6
-  // elements 2.3 vs 4.8 ms, on a loaded 2-core CI machine.
-  j["run"]["args"].push_back("--n");
-  j["run"]["args"].push_back("1000000");
-  write(dir_ / "scale.hpp.in", std::string(kTemplate) + "// copy ${COPY}: the same code for every value\n");
-  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  write_near_tie_spec();
   auto tune = [&](std::vector<std::string> extra) {
     CLI::App app;
     register_commands(app);
