@@ -17,6 +17,14 @@
 //     knowledge base's P(success) and soft preference, and damped near configurations already
 //     proposed in this batch (local penalization); `evolve`'s first usable child is taken as
 //     bred, unranked (its children ranked by the surrogate did worse at 200/400 evaluations).
+//     Likely failures are left out first (a probabilistic constraint, P(fail) <= delta, as in
+//     Gelbart, Snoek and Adams, "Bayesian Optimization with Unknown Constraints", UAI 2014):
+//     a candidate whose P(fail) exceeds `max_failure_probability` is taken only when none of
+//     the operator's candidates is at or below it (then the least likely to fail for `evolve`).
+//     Weighting alone let an unexplored value's large expected improvement outweigh a P(fail)
+//     of 0.9: on the host failure space at budget 50, proposals with P(fail) >= 0.7 were a
+//     third of those after the start and failed 70 % of the time (docs/failure-learning-
+//     benchmark.md).
 //     An operator that makes no usable candidate is credited 0 and the bandit chooses again.
 //     The budget's last tenth favours `local`.
 //  3. Population with niching: the elites are the best successes kept at least `niche_radius`
@@ -29,7 +37,9 @@
 //  would make no new candidate, and the mutation rate is 1 / (number of free parameters).
 // Options: initial (start size; default budget/6 clamped to [8, 16]), batch (proposals per call,
 // default as asked), candidates (per proposal, 96), niches (8), niche_radius (0.12), trees (24),
-// knowledge_base (true; false: the same search without the knowledge base, see below).
+// knowledge_base (true; false: the same search without the knowledge base, see below),
+// max_failure_probability (0.5: a candidate more likely to fail than to succeed is left out while
+// the operator has another; a number in (0, 1], 1 leaves none out).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
 // observes nothing, so no candidate is filtered as known infeasible, none is ranked down by
@@ -96,15 +106,16 @@ class AdaExploreStrategy : public Strategy {
     candidates_ = o.value("candidates", std::size_t{96});
     niches_ = o.value("niches", std::size_t{8});
     niche_radius_ = o.value("niche_radius", 0.12);
+    max_failure_ = max_failure_option(o);
     RandomForest::Options fo;
     fo.trees = o.value("trees", 24);
     forest_ = RandomForest(fo);
     for (const auto& [key, value] : o.items())
       if (key != "initial" && key != "batch" && key != "candidates" && key != "niches" && key != "niche_radius" &&
-          key != "trees" && key != "knowledge_base")
+          key != "trees" && key != "knowledge_base" && key != "max_failure_probability")
         throw std::invalid_argument("adaexplore: unknown option '" + key +
                                     "' (options: initial, batch, candidates, niches, niche_radius, trees, "
-                                    "knowledge_base)");
+                                    "knowledge_base, max_failure_probability)");
   }
 
   std::vector<Config> propose(std::size_t count) override {
@@ -161,6 +172,17 @@ class AdaExploreStrategy : public Strategy {
                                   o["knowledge_base"].dump());
     return o["knowledge_base"].get<bool>();
   }
+  // The option `max_failure_probability`: a number in (0, 1], 0.5 unless given.
+  static double max_failure_option(const nlohmann::json& o) {
+    if (!o.contains("max_failure_probability")) return 0.5;
+    const auto& v = o["max_failure_probability"];
+    if (!v.is_number() || !(v.get<double>() > 0.0 && v.get<double>() <= 1.0))
+      throw std::invalid_argument(
+          "adaexplore: option max_failure_probability must be a number in (0, 1] (a probability; 1 leaves no "
+          "candidate out), not " +
+          v.dump());
+    return v.get<double>();
+  }
   // The bandit's arms (operators) in arm order; `probe` needs the knowledge base.
   static std::vector<std::size_t> operator_arms(bool knowledge_base) {
     std::vector<std::size_t> arms = {kExplore, kLocal, kRecombine};
@@ -207,12 +229,26 @@ class AdaExploreStrategy : public Strategy {
   }
 
   // `evolve`'s child as bred (as `ga` takes it), not ranked by the surrogate: ranking its
-  // children by expected improvement lost what it adds at 200 and 400 evaluations.
+  // children by expected improvement lost what it adds at 200 and 400 evaluations. The first
+  // usable child not likely to fail (P(fail) <= max_failure_probability); when every child is,
+  // the least likely to fail.
   std::optional<Config> first_usable(const std::vector<Config>& pool) const {
-    for (const Config& c : pool)
-      if (usable(c)) return c;
-    return std::nullopt;
+    std::optional<Config> safest;
+    double lowest = 2.0;
+    for (const Config& c : pool) {
+      if (!usable(c)) continue;
+      const double p = failure_probability(c);
+      if (p <= max_failure_) return c;
+      if (p < lowest) {
+        lowest = p;
+        safest = c;
+      }
+    }
+    return safest;
   }
+
+  // The knowledge base's P(fail) of `c`; 0 without the knowledge base.
+  double failure_probability(const Config& c) const { return use_kb_ ? kb_.failure_probability(c) : 0.0; }
 
   // Near the end of the budget, refine around the elites.
   std::vector<double> phase_bonus() const {
@@ -412,12 +448,21 @@ class AdaExploreStrategy : public Strategy {
   }
 
   std::optional<Config> best_candidate(const std::vector<Config>& pool, const std::vector<Config>& batch) {
-    std::optional<Config> best;
-    double best_score = -1;
+    // The usable candidates with their P(fail); the likely failures are left out when any is not.
+    std::vector<std::pair<const Config*, double>> usable_pool;
+    bool any_likely_success = false;
     for (const Config& c : pool) {
       if (!usable(c)) continue;
+      usable_pool.emplace_back(&c, failure_probability(c));
+      any_likely_success = any_likely_success || usable_pool.back().second <= max_failure_;
+    }
+    std::optional<Config> best;
+    double best_score = -1;
+    for (const auto& [candidate, p_fail] : usable_pool) {
+      if (any_likely_success && p_fail > max_failure_) continue;
+      const Config& c = *candidate;
       double score = forest_.empty() ? 1.0 : expected_improvement(c);
-      if (use_kb_) score *= (1.0 - kb_.failure_probability(c)) * kb_.preference(c);
+      if (use_kb_) score *= (1.0 - p_fail) * kb_.preference(c);
       for (const Config& b : batch) {
         const double dist = space_.distance(c, b) / niche_radius_;
         score *= 1.0 - std::exp(-dist * dist);
@@ -436,6 +481,7 @@ class AdaExploreStrategy : public Strategy {
   RandomForest forest_;
   std::mt19937_64 rng_;
   bool use_kb_ = true;  // option knowledge_base
+  double max_failure_ = 0.5;  // option max_failure_probability
   std::vector<std::size_t> arms_;  // the bandit's arms: operators, in arm order
   OperatorBandit bandit_;
   std::size_t budget_;
