@@ -274,12 +274,12 @@ TEST(FailureLearning, AdaexploreNeverProposesWhatTheBackendRejectsBeforeCompilin
   EXPECT_GT(without_kb, 5u) << "the space would not test the declared check";
 }
 
-// Likely failures are left out while an operator has another candidate (option
-// max_failure_probability, strategy_adaexplore.cpp). On the host failure space (180
+// Likely failures are left out while an operator has another candidate (options
+// max_failure_probability and max_failure_probability_local, strategy_adaexplore.cpp). On the host failure space (180
 // configurations, 63 % fail: VEC=3, TILE=2048, UNROLL=3, TILE=16 with STRIPS=32), weighting the
 // expected improvement by P(success) alone kept proposing configurations with P(fail) >= 0.7
 // (a third of those after the start, 70 % of them failed). At budget 50 the search then wastes
-// fewer evaluations (bench/failure_learning.py, 100 seeds: median 11 against 16) and finds as good
+// fewer evaluations (bench/failure_learning.py, 100 seeds: median 12 against 16) and finds as good
 // a configuration.
 TEST(FailureLearning, LeavingOutLikelyFailuresWastesFewerEvaluationsOnTheHostSpace) {
   const fs::path dir = fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space" / "host";
@@ -289,8 +289,9 @@ TEST(FailureLearning, LeavingOutLikelyFailuresWastesFewerEvaluationsOnTheHostSpa
     if (is_success(o.status) && o.objective) optimum = std::min(optimum, *o.objective);
   ReplayBackend backend(r);
   std::size_t wasted[2] = {0, 0}, found_optimum[2] = {0, 0};
-  const nlohmann::json options[2] = {nlohmann::json::object(), {{"max_failure_probability", 1}}};
-  for (std::uint64_t seed = 1; seed <= 12; ++seed)
+  const nlohmann::json options[2] = {nlohmann::json::object(),
+                                     {{"max_failure_probability", 1}, {"max_failure_probability_local", 1}}};
+  for (std::uint64_t seed = 1; seed <= 40; ++seed)
     for (int i = 0; i < 2; ++i) {
       const TuneReport t = replay_tuning(backend, "adaexplore", options[i], 50, seed);
       ASSERT_EQ(t.outcomes.size(), 50u);
@@ -302,10 +303,10 @@ TEST(FailureLearning, LeavingOutLikelyFailuresWastesFewerEvaluationsOnTheHostSpa
       }
       found_optimum[i] += found ? 1 : 0;
     }
-  std::cout << "[          ] 12 runs of 50: " << wasted[0] << " wasted, optimum found in " << found_optimum[0]
+  std::cout << "[          ] 40 runs of 50: " << wasted[0] << " wasted, optimum found in " << found_optimum[0]
             << " leaving likely failures out; " << wasted[1] << " and " << found_optimum[1] << " weighting them only\n";
   EXPECT_LT(static_cast<double>(wasted[0]), 0.8 * static_cast<double>(wasted[1]));
-  EXPECT_GE(found_optimum[0] + 1, found_optimum[1]) << "the search found the optimum less often";
+  EXPECT_GE(found_optimum[0] + 2, found_optimum[1]) << "the search found the optimum less often";
 }
 
 }  // namespace

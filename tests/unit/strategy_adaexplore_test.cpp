@@ -92,14 +92,16 @@ TEST(AdaExploreStrategy, OptionErrorsNameTheOptionAndTheChoices) {
   EXPECT_NE(unknown.find("knowledge_base"), std::string::npos) << unknown;
   EXPECT_EQ(message_of({{"knowledge_base", false}}), "");
   EXPECT_EQ(message_of({{"knowledge_base", true}}), "");
-  for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(1.5), nlohmann::json(-0.1), nlohmann::json("0.5")}) {
-    const std::string m = message_of({{"max_failure_probability", bad}});
-    EXPECT_NE(m.find("option max_failure_probability must be a number in (0, 1]"), std::string::npos) << m;
-    EXPECT_NE(m.find("not " + bad.dump()), std::string::npos) << m;
+  for (const std::string key : {"max_failure_probability", "max_failure_probability_local"}) {
+    for (const nlohmann::json& bad : {nlohmann::json(0), nlohmann::json(1.5), nlohmann::json(-0.1), nlohmann::json("0.5")}) {
+      const std::string m = message_of({{key, bad}});
+      EXPECT_NE(m.find("option " + key + " must be a number in (0, 1]"), std::string::npos) << m;
+      EXPECT_NE(m.find("not " + bad.dump()), std::string::npos) << m;
+    }
+    EXPECT_NE(unknown.find(key), std::string::npos) << unknown;
+    EXPECT_EQ(message_of({{key, 1}}), "");
+    EXPECT_EQ(message_of({{key, 0.3}}), "");
   }
-  EXPECT_NE(unknown.find("max_failure_probability"), std::string::npos) << unknown;
-  EXPECT_EQ(message_of({{"max_failure_probability", 1}}), "");
-  EXPECT_EQ(message_of({{"max_failure_probability", 0.3}}), "");
 }
 
 TEST(AdaExploreStrategy, WithoutTheKnowledgeBaseItStillSearchesButDiffers) {
