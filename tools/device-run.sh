@@ -40,6 +40,13 @@
 #   (resumed when the file is there: run it again to finish), with the derived spec beside it.
 #   GEMMSPACE_TIME_LIMIT (420 s, no new evaluation after). About 9 minutes of compiling on an
 #   H200 in all; copies of the results and spec under $OUT/logs/gemmspace/.
+#   failcompare: the transpose failure space (bench/failure_space) tuned for real with adaexplore at
+#   budget FAILCOMPARE_BUDGET (50), seeds FAILCOMPARE_SEEDS ("1 2"), in three modes, fresh results
+#   each: as configured (knowledge base on, likely failures left out), "weighted" (the options
+#   max_failure_probability and max_failure_probability_local at 1: likely failures only ranked
+#   down, the search before session 6) and "off" (knowledge_base false). Per-status counts of each
+#   in the summary. FAILCOMPARE_TIME_LIMIT (150 s each, no new evaluation after). About 6 minutes
+#   on an H200 for 2 seeds. Logs under $OUT/logs/failcompare/.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
 #   tables and evaluations per minute in their logs; the runner tuning once more with the same
@@ -60,6 +67,7 @@ run_repeat=0
 run_costs=0
 run_multigpu=0
 run_gemmspace=0
+run_failcompare=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -72,6 +80,7 @@ for a in "$@"; do
     costs) run_costs=1 ;;
     multigpu) run_multigpu=1 ;;
     gemmspace) run_gemmspace=1 ;;
+    failcompare) run_failcompare=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -134,6 +143,35 @@ if [ $run_failures = 1 ]; then
     log "failures $r: $(evaluations "$fdir/$r.jsonl") evaluations (the space has $fsize), by status:"
     status_counts "$fdir/$r.jsonl" | tee -a "$OUT/logs/summary.txt"
   done
+fi
+if [ $run_failcompare = 1 ]; then
+  cdir=$OUT/logs/failcompare
+  mkdir -p "$cdir"
+  # Derived specs beside the original (its template and benchmark paths are relative to it).
+  for mode in weighted off; do
+    python3 - bench/failure_space/spec.json "bench/failure_space/spec-$mode.json" "$mode" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["strategy"] = "adaexplore"
+s["strategy_options"] = ({"max_failure_probability": 1, "max_failure_probability_local": 1} if sys.argv[3] == "weighted"
+                         else {"knowledge_base": False})
+s["$comment"] = "bench/failure_space/spec.json with strategy options " + json.dumps(s["strategy_options"]) + \
+                " (written by tools/device-run.sh failcompare)"
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+PY
+  done
+  for seed in ${FAILCOMPARE_SEEDS:-1 2}; do
+    for mode in default weighted off; do
+      spec=bench/failure_space/spec.json
+      [ $mode = default ] || spec=bench/failure_space/spec-$mode.json
+      step "failcompare-$mode-s$seed" "$tuner" tune --spec "$spec" --strategy adaexplore --seed "$seed" \
+        --budget "${FAILCOMPARE_BUDGET:-50}" --time-limit "${FAILCOMPARE_TIME_LIMIT:-150}" --fresh \
+        --results "$cdir/$mode-s$seed.jsonl" --header "$cdir/$mode-s$seed.hpp"
+      log "failcompare $mode seed $seed: $(evaluations "$cdir/$mode-s$seed.jsonl") evaluations, by status:"
+      status_counts "$cdir/$mode-s$seed.jsonl" | tee -a "$OUT/logs/summary.txt"
+    done
+  done
+  cp bench/failure_space/spec-weighted.json bench/failure_space/spec-off.json "$cdir/"
 fi
 if [ $run_gemmspace = 1 ]; then
   gdir=bench/failure_space/gemm/results
