@@ -45,7 +45,8 @@
 #   each: as configured (knowledge base on, likely failures left out), "weighted" (the options
 #   max_failure_probability and max_failure_probability_local at 1: likely failures only ranked
 #   down, the search before session 6) and "off" (knowledge_base false). Per-status counts of each
-#   in the summary. FAILCOMPARE_TIME_LIMIT (150 s each, no new evaluation after). About 6 minutes
+#   in the summary. FAILCOMPARE_MODES ("default weighted off"), FAILCOMPARE_TIME_LIMIT (150 s each,
+#   no new evaluation after). About 6 minutes
 #   on an H200 for 2 seeds. Logs under $OUT/logs/failcompare/.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
@@ -161,7 +162,7 @@ json.dump(s, open(sys.argv[2], "w"), indent=1)
 PY
   done
   for seed in ${FAILCOMPARE_SEEDS:-1 2}; do
-    for mode in default weighted off; do
+    for mode in ${FAILCOMPARE_MODES:-default weighted off}; do
       spec=bench/failure_space/spec.json
       [ $mode = default ] || spec=bench/failure_space/spec-$mode.json
       step "failcompare-$mode-s$seed" "$tuner" tune --spec "$spec" --strategy adaexplore --seed "$seed" \

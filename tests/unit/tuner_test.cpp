@@ -164,6 +164,59 @@ TEST(Tuner, PipelineCompilesExactlyTheBudgetAndNothingTwice) {
   EXPECT_EQ(r.stop_reason, "budget");
 }
 
+// The strategy is asked for only as many configurations as can start compiling now (the free
+// compile slots), so that later proposals see the outcomes measured meanwhile: with 16 compile
+// workers the first request is for 15 (the baseline takes a slot), none is for more than 16,
+// and no proposal waits in a queue behind the compile slots. (Before: max(8, 2 x 16) = 32 at a
+// time, so at budget 50 two thirds of the evaluations were proposed before any outcome.)
+class RecordingStrategy : public Strategy {
+ public:
+  explicit RecordingStrategy(std::unique_ptr<Strategy> inner) : inner_(std::move(inner)) {}
+  std::vector<Config> propose(std::size_t count) override {
+    asked.push_back(count);
+    outstanding.push_back(proposed - observed);
+    auto out = inner_->propose(count);
+    proposed += out.size();
+    return out;
+  }
+  void observe(const Outcome& o) override {
+    ++observed;
+    inner_->observe(o);
+  }
+  std::vector<std::size_t> asked, outstanding;  // per request: the count asked, proposals not yet observed
+  std::size_t proposed = 0, observed = 0;
+
+ private:
+  std::unique_ptr<Strategy> inner_;
+};
+
+TEST(Tuner, TheStrategyIsAskedOnlyForWhatCanStartCompiling) {
+  const Space s = space();
+  FakeBackend backend(/*parallelism=*/16, std::chrono::milliseconds(3));
+  RecordingStrategy strategy(random_strategy(s));
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, options(50), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 50u);
+  ASSERT_FALSE(strategy.asked.empty());
+  EXPECT_EQ(strategy.asked.front(), 15u);
+  EXPECT_LE(*std::max_element(strategy.asked.begin(), strategy.asked.end()), 16u);
+  EXPECT_GT(strategy.asked.size(), 3u) << "asked in few large batches";
+  // Never more proposals in flight than compile slots plus the one being measured.
+  EXPECT_LE(*std::max_element(strategy.outstanding.begin(), strategy.outstanding.end()), 17u);
+  EXPECT_EQ(unique_count(backend.prepared()), backend.prepared().size());
+}
+
+// With TuneOptions::batch the request size is fixed (replays ask for 8 at a time).
+TEST(Tuner, AFixedBatchIsAskedForAsGiven) {
+  const Space s = space();
+  FakeBackend backend(/*parallelism=*/1);
+  RecordingStrategy strategy(random_strategy(s));
+  TuneOptions o = options(41);
+  o.batch = 8;
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, o, nullptr);
+  ASSERT_EQ(r.outcomes.size(), 41u);
+  EXPECT_EQ(strategy.asked, (std::vector<std::size_t>{8, 8, 8, 8, 8}));
+}
+
 // A slow compile does not hold up the GPU: with 4 compile workers, the configuration prepared
 // first after the baseline takes 400 ms to compile and the others none; those compiled meanwhile
 // are measured (and recorded) before it, the baseline still first.

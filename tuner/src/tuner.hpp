@@ -30,7 +30,7 @@ struct TuneOptions {
   std::size_t budget = 100;       // evaluations, baseline and resumed ones included
   bool evaluate_baseline = true;  // false: no baseline evaluation first (replay benchmarks)
   double time_limit_s = 0;        // wall-clock limit for new evaluations; 0 = none
-  std::size_t batch = 0;          // proposals per round; 0 = max(8, 2 x backend parallelism)
+  std::size_t batch = 0;          // proposals per round; 0 = as many as can start compiling now (tuner.cpp)
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
   std::ostream* progress = nullptr;      // one line per batch when set
   /// Each TuneReport::warnings entry as it arises, one line "[adaexplore] <kernel>: warning: ...".
