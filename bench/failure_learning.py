@@ -19,7 +19,7 @@ Mann-Whitney U test (normal approximation).
 
 Budgets (default 25, 50, 100): the range of a build-time tuning (the examples tune with 60 and
 120), where every failed compile or run is minutes of a build. Failures matter most there: at 25
-the start design (a Latin hypercube of budget/6 points, 4 to 16) is a large share of the budget
+the start design (a Latin hypercube of budget/6 points, 8 to 16) is a large share of the budget
 and nothing can be learned before it is spent; at 100 a space of a few hundred configurations
 (the host space: 180) is half evaluated and the remaining failures are forced.
 
@@ -194,17 +194,23 @@ def run_cell(task):
     for r in runs:
         statuses = [e["status"] for e in r["evaluations"]]
         per_status = {s: statuses.count(s) for s in FAILURES + ["invalid"]}
-        quarter = -(-budget // 4)  # the first quarter of the budget: mostly the start design, nothing learned yet
-        early = sum(st in FAILURES for st in statuses[:quarter])
+        early = sum(st in FAILURES for st in statuses[:start_size(budget)])  # before anything was learned
         wasted = sum(per_status[s] for s in FAILURES)
         counted = sum(n for s, n in r["counts"].items() if s not in SUCCESS and s != "invalid")
         if counted != wasted:  # the trace and the summary line must agree
             raise RuntimeError(f"{trace}: seed {r['seed']}: {wasted} failures in the trace, {counted} in counts")
         rows.append({"space": space["name"], "budget": budget, "mode": mode, "seed": r["seed"],
-                     "evaluated": r["evaluated"], "wasted": wasted, "wasted_first_quarter": early,
+                     "evaluated": r["evaluated"], "wasted": wasted, "wasted_start": early,
                      "invalid": per_status["invalid"],
                      "per_status": per_status, "ratio": r["ratio"], "best_ms": r["best_ms"]})
     return rows
+
+
+def start_size(budget):
+    """adaexplore's start design at this budget (option `initial`'s default, strategy_adaexplore.cpp):
+    budget/6 Latin hypercube points, 8 to 16. The replay asks for 8 proposals at a time, so the
+    whole start is proposed before any outcome is known, with the knowledge base on or off."""
+    return min(max(budget // 6, 8), 16)
 
 
 def slug(name):
@@ -244,7 +250,7 @@ def summarise(rows, tolerance):
                    "wasted_mean": statistics.fmean(wasted), "ratio_median": statistics.median(ratio),
                    "ratio_iqr": quartiles(ratio), "invalid": sum(r["invalid"] for r in rs),
                    "evaluated": statistics.fmean(r["evaluated"] for r in rs),
-                   "first_quarter": statistics.fmean(r["wasted_first_quarter"] for r in rs),
+                   "start": statistics.fmean(r["wasted_start"] for r in rs),
                    "per_status": {st: statistics.fmean(r["per_status"][st] for r in rs) for st in FAILURES}}
     off_median, off_mean = s["off"]["wasted_median"], s["off"]["wasted_mean"]
     s["reduction"] = None if off_median == 0 else 1 - s["on"]["wasted_median"] / off_median
@@ -291,6 +297,14 @@ def out_of_reach(s, space, budget):
     return best if best is not None and best < 0.5 else None
 
 
+def start_bound(s, budget):
+    """The largest reduction a search with this start design could reach, when below 50%: the start
+    wastes as much with the knowledge base as without (nothing is known when it is proposed)."""
+    off = s["off"]["wasted_median"]
+    best = 1 - s["on"]["start"] / off if off else None
+    return best if best is not None and best < 0.5 else None
+
+
 def verdict(s, space, budget):
     if space["counts"]["invalid"]:
         return f"not judged: recording incomplete ({space['counts']['invalid']} configurations absent)"
@@ -303,6 +317,10 @@ def verdict(s, space, budget):
         if reach is not None:
             parts.append(f"spending the whole budget forces {forced_failures(space, budget)} failures: "
                          f"at most {pct(reach)} unless the search stops early")
+        start = start_bound(s, budget)
+        if start is not None:
+            parts.append(f"the start design ({start_size(budget)} configurations proposed before any outcome) wastes "
+                         f"{s['on']['start']:.1f} on average: about {pct(start)} at most with it")
     if not s["no_worse"]:
         parts.append("best found worse")
     return ": ".join([parts[0], ", ".join(parts[1:])]) if len(parts) > 1 else parts[0]
@@ -366,6 +384,8 @@ def report(args, spaces, rows, command, wall):
     by_name = {sp["name"]: sp for sp in spaces}
     unreachable = sum(1 for k, s in summaries.items() if k[0] in complete and s["reduction"] is not None
                       and s["reduction"] < 0.5 and out_of_reach(s, by_name[k[0]], k[1]) is not None)
+    start_limited = sum(1 for k, s in summaries.items() if k[0] in complete and s["reduction"] is not None
+                        and s["reduction"] < 0.5 and start_bound(s, k[1]) is not None)
     out = ["# Failure-learning benchmark: the knowledge base on and off", "",
            "Generated by `bench/failure_learning.py` (the method is in its docstring); the tables are rewritten by the "
            "command below, the discussion at the end is kept. Command:", "",
@@ -388,7 +408,11 @@ def report(args, spaces, rows, command, wall):
            f"**Target held in {held} of {judged} cells**" +
            (f" (in {unreachable} of the others, 50% needs the search to stop before its budget: spending the "
             "whole budget forces more failures than half of what the search without the knowledge base "
-            "wastes)." if unreachable else "."), "",
+            "wastes)" if unreachable else "") +
+           (f"{'; in' if unreachable else ' (in'} {start_limited} of the others, the start design, proposed before any "
+            "outcome and so the same with the knowledge base on or off, wastes on average more than half of what "
+            "the search without the knowledge base wastes in all)." if start_limited else (")." if unreachable else ".")),
+           "",
            "## Spaces", "",
            "Each space replayed whole once (`random`, unlimited budget) under its constraints.", ""]
     out += census_lines(spaces)
@@ -410,9 +434,10 @@ def report(args, spaces, rows, command, wall):
                        f"{pct(s['reduction'])} ({pct(s['reduction_mean'])}) | {ratio_cell(s['on'])} | "
                        f"{ratio_cell(s['off'])} | {s['better']:.2f} (p {s['better_p']:.2f}) | {verdict(s, sp, budget)} |")
     out += ["", "## Which failures the knowledge base removes", "",
-            "Mean evaluations per run with each failure status, KB on / off; then the mean wasted in the first "
-            "quarter of the budget (mostly the start design, before anything can be learned) and in the rest.", "",
-            "| space | budget | " + " | ".join(FAILURES) + " | first quarter | rest |",
+            "Mean evaluations per run with each failure status, KB on / off; then the mean wasted in the start "
+            "design (its first budget/6 evaluations, 8 to 16, proposed as one batch before any outcome, so before "
+            "anything can be learned) and in the rest.", "",
+            "| space | budget | " + " | ".join(FAILURES) + " | start design | rest |",
             "| --- | --- |" + " --- |" * (len(FAILURES) + 2)]
     for sp in spaces:
         for budget in args.budgets:
@@ -422,9 +447,9 @@ def report(args, spaces, rows, command, wall):
             out.append(f"| {sp['name']} | {budget} | " + " | ".join(
                 f"{s['on']['per_status'][st]:.1f} / {s['off']['per_status'][st]:.1f}"
                 if s["on"]["per_status"][st] or s["off"]["per_status"][st] else "-" for st in FAILURES) +
-                f" | {s['on']['first_quarter']:.1f} / {s['off']['first_quarter']:.1f} | "
-                f"{s['on']['wasted_mean'] - s['on']['first_quarter']:.1f} / "
-                f"{s['off']['wasted_mean'] - s['off']['first_quarter']:.1f} |")
+                f" | {s['on']['start']:.1f} / {s['off']['start']:.1f} | "
+                f"{s['on']['wasted_mean'] - s['on']['start']:.1f} / "
+                f"{s['off']['wasted_mean'] - s['off']['start']:.1f} |")
     invalid = [(k, s) for k, s in summaries.items() if s["on"]["invalid"] or s["off"]["invalid"]]
     if invalid:
         out += ["", "Replays that met `invalid` (a valid configuration the recording lacks; they use budget but are "

@@ -76,8 +76,9 @@ enum Operator : std::size_t {
 constexpr std::size_t kEvolvePopulation = 20;
 
 // Until this many evaluations are done or pending, the operators take turns, one proposal each.
-// The bandit is credited only when outcomes arrive, and the tuning loop (also replay) asks for 8
-// proposals at a time, so the bandit would give each early batch to one operator (at budget 25:
+// The bandit is credited only when outcomes arrive, and a replay asks for 8 proposals at a time
+// (a real tuning for as many as can start compiling, up to the cores: as many or more while the
+// first outcomes are awaited), so the bandit would give each early batch to one operator (at budget 25:
 // the start, 8 explore, 8 local, 1 recombine); taking turns mixes every operator into each
 // batch. Search-quality benchmark, 30 seeds, start of at least 8 in both (notes: search6):
 // 0.811 / 0.882 / 0.950 / 0.990 / 0.998 -> 0.819 / 0.908 / 0.952 / 0.987 / 0.999 at budgets
