@@ -208,8 +208,9 @@ def run_cell(task):
 
 def start_size(budget):
     """adaexplore's start design at this budget (option `initial`'s default, strategy_adaexplore.cpp):
-    budget/6 Latin hypercube points, 8 to 16. The replay asks for 8 proposals at a time, so the
-    whole start is proposed before any outcome is known, with the knowledge base on or off."""
+    budget/6 Latin hypercube points, 8 to 16. The replay asks for 8 proposals at a time (a real
+    tuning for as many as can start compiling), so the whole start is proposed before any outcome
+    is known, with the knowledge base on or off."""
     return min(max(budget // 6, 8), 16)
 
 
