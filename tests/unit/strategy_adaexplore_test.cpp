@@ -140,6 +140,23 @@ TEST(AdaExploreStrategy, SameSeedSameTraceInBothModes) {
   }
 }
 
+// A real tuning asks for one configuration per freed compile slot while others are still in
+// flight; each proposal is spread away from every configuration proposed and not yet observed,
+// so asking for 8 one at a time proposes exactly what one request for 8 does.
+TEST(AdaExploreStrategy, ProposalsInFlightAreSpreadAsOneBatchIs) {
+  const Space s = space();
+  for (std::uint64_t seed : {2u, 5u}) {
+    auto a = make(s, seed, 200), b = make(s, seed, 200);
+    ASSERT_EQ(drive(*a, 72, 8), drive(*b, 72, 8));  // the same history: past the start and the turns
+    const auto together = a->propose(8);
+    std::vector<Config> one_by_one;
+    for (int i = 0; i < 8; ++i)
+      for (const auto& c : b->propose(1)) one_by_one.push_back(c);
+    ASSERT_EQ(together.size(), 8u);
+    EXPECT_EQ(one_by_one, together) << "seed " << seed;
+  }
+}
+
 TEST(AdaExploreStrategy, NoRepeatsAndConstraintsRespectedInBatches) {
   const Space s = space();
   for (std::size_t batch : {1u, 4u, 16u}) {

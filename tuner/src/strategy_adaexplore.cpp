@@ -14,8 +14,9 @@
 //                  from the 20 best successes, uniform crossover, random-value mutation;
 //     the operator makes candidates and a random-forest surrogate of log(objective)
 //     (random_forest.hpp, SMAC-style) ranks them by expected improvement, weighted by the
-//     knowledge base's P(success) and soft preference, and damped near configurations already
-//     proposed in this batch (local penalization); `evolve`'s first usable child is taken as
+//     knowledge base's P(success) and soft preference, and damped near configurations proposed
+//     and not yet observed (local penalization: this request's, and those still in flight);
+//     `evolve`'s first usable child is taken as
 //     bred, unranked (its children ranked by the surrogate did worse at 200/400 evaluations).
 //     Likely failures are left out first (a probabilistic constraint, P(fail) <= delta, as in
 //     Gelbart, Snoek and Adams, "Bayesian Optimization with Unknown Constraints", UAI 2014):
@@ -131,10 +132,11 @@ class AdaExploreStrategy : public Strategy {
     const std::size_t n = batch_ ? std::min(count, batch_) : count;
     refit_if_needed();
     while (out.size() < n) {
-      auto [config, op] = next(out);
+      auto [config, op] = next(unobserved_);
       if (!config) break;
       sampler_.mark(*config);
       pending_[*config] = op;
+      unobserved_.push_back(*config);
       out.push_back(*config);
     }
     return out;
@@ -158,6 +160,8 @@ class AdaExploreStrategy : public Strategy {
       if (it->second != kInitial) bandit_.credit(arm_of(it->second), reward);
       pending_.erase(it);
     }
+    const auto u = std::find(unobserved_.begin(), unobserved_.end(), outcome.config);
+    if (u != unobserved_.end()) unobserved_.erase(u);
   }
 
  private:
@@ -503,6 +507,10 @@ class AdaExploreStrategy : public Strategy {
   std::vector<Success> successes_;
   std::vector<std::size_t> free_;  // parameters with more than one value: the ones moves change
   std::unordered_map<Config, std::size_t, ConfigHash> pending_;
+  // Proposed and not yet observed, in proposal order: a new proposal is spread away from them
+  // (local penalization), from those of the same request and, in a real tuning that asks for one
+  // configuration per freed compile slot, from those still compiling or measuring.
+  std::vector<Config> unobserved_;
   std::deque<Config> design_;
   bool design_made_ = false;
   std::size_t turn_ = 0;  // the next operator of kTurnOrder while they take turns
