@@ -194,24 +194,24 @@ def run_cell(task):
     for r in runs:
         statuses = [e["status"] for e in r["evaluations"]]
         per_status = {s: statuses.count(s) for s in FAILURES + ["invalid"]}
-        early = sum(st in FAILURES for st in statuses[:start_size(budget)])  # before anything was learned
+        early = sum(st in FAILURES for st in statuses[:BLIND])  # proposed before any outcome
         wasted = sum(per_status[s] for s in FAILURES)
         counted = sum(n for s, n in r["counts"].items() if s not in SUCCESS and s != "invalid")
         if counted != wasted:  # the trace and the summary line must agree
             raise RuntimeError(f"{trace}: seed {r['seed']}: {wasted} failures in the trace, {counted} in counts")
         rows.append({"space": space["name"], "budget": budget, "mode": mode, "seed": r["seed"],
-                     "evaluated": r["evaluated"], "wasted": wasted, "wasted_start": early,
+                     "evaluated": r["evaluated"], "wasted": wasted, "wasted_blind": early,
                      "invalid": per_status["invalid"],
                      "per_status": per_status, "ratio": r["ratio"], "best_ms": r["best_ms"]})
     return rows
 
 
-def start_size(budget):
-    """adaexplore's start design at this budget (option `initial`'s default, strategy_adaexplore.cpp):
-    budget/6 Latin hypercube points, 8 to 16. The replay asks for 8 proposals at a time (a real
-    tuning for as many as can start compiling), so the whole start is proposed before any outcome
-    is known, with the knowledge base on or off."""
-    return min(max(budget // 6, 8), 16)
+# The replay's first request: `adaexplore-tuner replay` asks the strategy for 8 configurations at a
+# time (replay_tuning, TuneOptions::batch), so the first 8 evaluations are proposed before any
+# outcome is known. They are all of adaexplore's start design (budget/6 Latin hypercube points, 8
+# to 16) or its first half. With the knowledge base on, only what is declared before compiling
+# (the gemm recording's threads limit) can steer them.
+BLIND = 8
 
 
 def slug(name):
@@ -251,7 +251,8 @@ def summarise(rows, tolerance):
                    "wasted_mean": statistics.fmean(wasted), "ratio_median": statistics.median(ratio),
                    "ratio_iqr": quartiles(ratio), "invalid": sum(r["invalid"] for r in rs),
                    "evaluated": statistics.fmean(r["evaluated"] for r in rs),
-                   "start": statistics.fmean(r["wasted_start"] for r in rs),
+                   "blind": statistics.fmean(r["wasted_blind"] for r in rs),
+                   "blind_median": statistics.median(r["wasted_blind"] for r in rs),
                    "per_status": {st: statistics.fmean(r["per_status"][st] for r in rs) for st in FAILURES}}
     off_median, off_mean = s["off"]["wasted_median"], s["off"]["wasted_mean"]
     s["reduction"] = None if off_median == 0 else 1 - s["on"]["wasted_median"] / off_median
@@ -298,12 +299,25 @@ def out_of_reach(s, space, budget):
     return best if best is not None and best < 0.5 else None
 
 
-def start_bound(s, budget):
-    """The largest reduction a search with this start design could reach, when below 50%: the start
-    wastes as much with the knowledge base as without (nothing is known when it is proposed)."""
+def blind_bound(s):
+    """The largest reduction of the median reachable when below 50%, given what the first BLIND
+    evaluations (proposed before any outcome) waste: every run wastes at least that many, so the
+    median of all its failures is at least their median."""
     off = s["off"]["wasted_median"]
-    best = 1 - s["on"]["start"] / off if off else None
+    best = 1 - s["on"]["blind_median"] / off if off else None
     return best if best is not None and best < 0.5 else None
+
+
+def target_notes(unreachable, blind_limited):
+    """The headline's bracket: how many missed cells no search could make hold, and why."""
+    notes = []
+    if unreachable:
+        notes.append(f"in {unreachable} of the others, 50% needs the search to stop before its budget: spending the "
+                     "whole budget forces more failures than half of what the search without the knowledge base wastes")
+    if blind_limited:
+        notes.append(f"in {blind_limited} of the others, the first {BLIND} evaluations, proposed before any outcome, "
+                     "waste a median of more than half of what the search without the knowledge base wastes in all")
+    return f" ({'; '.join(notes)})." if notes else "."
 
 
 def verdict(s, space, budget):
@@ -318,10 +332,10 @@ def verdict(s, space, budget):
         if reach is not None:
             parts.append(f"spending the whole budget forces {forced_failures(space, budget)} failures: "
                          f"at most {pct(reach)} unless the search stops early")
-        start = start_bound(s, budget)
-        if start is not None:
-            parts.append(f"the start design ({start_size(budget)} configurations proposed before any outcome) wastes "
-                         f"{s['on']['start']:.1f} on average: about {pct(start)} at most with it")
+        blind = blind_bound(s)
+        if blind is not None:
+            parts.append(f"the first {BLIND} evaluations, proposed before any outcome, waste a median of "
+                         f"{num(s['on']['blind_median'])}: at most {pct(blind)}")
     if not s["no_worse"]:
         parts.append("best found worse")
     return ": ".join([parts[0], ", ".join(parts[1:])]) if len(parts) > 1 else parts[0]
@@ -385,8 +399,8 @@ def report(args, spaces, rows, command, wall):
     by_name = {sp["name"]: sp for sp in spaces}
     unreachable = sum(1 for k, s in summaries.items() if k[0] in complete and s["reduction"] is not None
                       and s["reduction"] < 0.5 and out_of_reach(s, by_name[k[0]], k[1]) is not None)
-    start_limited = sum(1 for k, s in summaries.items() if k[0] in complete and s["reduction"] is not None
-                        and s["reduction"] < 0.5 and start_bound(s, k[1]) is not None)
+    blind_limited = sum(1 for k, s in summaries.items() if k[0] in complete and s["reduction"] is not None
+                        and s["reduction"] < 0.5 and blind_bound(s) is not None)
     out = ["# Failure-learning benchmark: the knowledge base on and off", "",
            "Generated by `bench/failure_learning.py` (the method is in its docstring); the tables are rewritten by the "
            "command below, the discussion at the end is kept. Command:", "",
@@ -406,13 +420,7 @@ def report(args, spaces, rows, command, wall):
            "*P(on > off)*: probability that a run with the knowledge base finds a better configuration than one "
            "without (ties half; 0.5 = no difference), with the two-sided p-value of the Mann-Whitney U test. *Target*: reduction >= 50% and median ratio (on) >= median "
            f"ratio (off) - {args.tolerance:g}.", "",
-           f"**Target held in {held} of {judged} cells**" +
-           (f" (in {unreachable} of the others, 50% needs the search to stop before its budget: spending the "
-            "whole budget forces more failures than half of what the search without the knowledge base "
-            "wastes)" if unreachable else "") +
-           (f"{'; in' if unreachable else ' (in'} {start_limited} of the others, the start design, proposed before any "
-            "outcome and so the same with the knowledge base on or off, wastes on average more than half of what "
-            "the search without the knowledge base wastes in all)." if start_limited else (")." if unreachable else ".")),
+           f"**Target held in {held} of {judged} cells**" + target_notes(unreachable, blind_limited),
            "",
            "## Spaces", "",
            "Each space replayed whole once (`random`, unlimited budget) under its constraints.", ""]
@@ -435,10 +443,11 @@ def report(args, spaces, rows, command, wall):
                        f"{pct(s['reduction'])} ({pct(s['reduction_mean'])}) | {ratio_cell(s['on'])} | "
                        f"{ratio_cell(s['off'])} | {s['better']:.2f} (p {s['better_p']:.2f}) | {verdict(s, sp, budget)} |")
     out += ["", "## Which failures the knowledge base removes", "",
-            "Mean evaluations per run with each failure status, KB on / off; then the mean wasted in the start "
-            "design (its first budget/6 evaluations, 8 to 16, proposed as one batch before any outcome, so before "
-            "anything can be learned) and in the rest.", "",
-            "| space | budget | " + " | ".join(FAILURES) + " | start design | rest |",
+            "Mean evaluations per run with each failure status, KB on / off; then the mean wasted in the first "
+            f"{BLIND} evaluations (the replay's first request, proposed before any outcome, so before anything can "
+            "be learned; with the knowledge base on only what is declared before compiling steers them) and in the "
+            "rest.", "",
+            "| space | budget | " + " | ".join(FAILURES) + f" | first {BLIND} | rest |",
             "| --- | --- |" + " --- |" * (len(FAILURES) + 2)]
     for sp in spaces:
         for budget in args.budgets:
@@ -448,9 +457,9 @@ def report(args, spaces, rows, command, wall):
             out.append(f"| {sp['name']} | {budget} | " + " | ".join(
                 f"{s['on']['per_status'][st]:.1f} / {s['off']['per_status'][st]:.1f}"
                 if s["on"]["per_status"][st] or s["off"]["per_status"][st] else "-" for st in FAILURES) +
-                f" | {s['on']['start']:.1f} / {s['off']['start']:.1f} | "
-                f"{s['on']['wasted_mean'] - s['on']['start']:.1f} / "
-                f"{s['off']['wasted_mean'] - s['off']['start']:.1f} |")
+                f" | {s['on']['blind']:.1f} / {s['off']['blind']:.1f} | "
+                f"{s['on']['wasted_mean'] - s['on']['blind']:.1f} / "
+                f"{s['off']['wasted_mean'] - s['off']['blind']:.1f} |")
     invalid = [(k, s) for k, s in summaries.items() if s["on"]["invalid"] or s["off"]["invalid"]]
     if invalid:
         out += ["", "Replays that met `invalid` (a valid configuration the recording lacks; they use budget but are "

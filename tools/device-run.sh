@@ -163,6 +163,7 @@ PY
   done
   for seed in ${FAILCOMPARE_SEEDS:-1 2}; do
     for mode in ${FAILCOMPARE_MODES:-default weighted off}; do
+      case $mode in default | weighted | off) ;; *) log "failcompare: unknown mode $mode (default, weighted, off)"; continue ;; esac
       spec=bench/failure_space/spec.json
       [ $mode = default ] || spec=bench/failure_space/spec-$mode.json
       step "failcompare-$mode-s$seed" "$tuner" tune --spec "$spec" --strategy adaexplore --seed "$seed" \

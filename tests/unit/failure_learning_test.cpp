@@ -4,6 +4,7 @@
 // verdict is right (no configuration the recording says succeeds is called infeasible).
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <random>
 
@@ -307,6 +308,29 @@ TEST(FailureLearning, LeavingOutLikelyFailuresWastesFewerEvaluationsOnTheHostSpa
             << " leaving likely failures out; " << wasted[1] << " and " << found_optimum[1] << " weighting them only\n";
   EXPECT_LT(static_cast<double>(wasted[0]), 0.8 * static_cast<double>(wasted[1]));
   EXPECT_GE(found_optimum[0] + 2, found_optimum[1]) << "the search found the optimum less often";
+}
+
+// With both thresholds at 1 the search is the one before they existed, proposal by proposal
+// (tests/data/adaexplore_host_space_before_session6.json: traces of the tuner of commit 5b7aec8).
+// This also holds the replay to 8 proposals per request, as the benchmarks were made with.
+TEST(FailureLearning, ThresholdsAtOneAreTheSearchBeforeThem) {
+  const fs::path dir = fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space" / "host";
+  const RecordedSpace r = read_results_space(dir / "results" / "exhaustive-random.jsonl", dir / "spec.json");
+  std::ifstream in(fs::path(ADAEXPLORE_SOURCE_DIR) / "tests" / "data" / "adaexplore_host_space_before_session6.json");
+  ASSERT_TRUE(in) << "tests/data/adaexplore_host_space_before_session6.json is missing";
+  const nlohmann::json golden = nlohmann::json::parse(in);
+  ReplayBackend backend(r);
+  const nlohmann::json options = {{"max_failure_probability", 1}, {"max_failure_probability_local", 1}};
+  for (const auto& [seed, trace] : golden.at("runs").items()) {
+    const TuneReport t = replay_tuning(backend, "adaexplore", options, 50, std::stoull(seed));
+    ASSERT_EQ(t.outcomes.size(), trace.size()) << "seed " << seed;
+    for (std::size_t i = 0; i < trace.size(); ++i) {
+      std::vector<double> values;
+      for (std::size_t p = 0; p < r.space.dimension(); ++p)
+        values.push_back(r.space.parameters()[p].values[t.outcomes[i].config[p]].number);
+      ASSERT_EQ(values, trace[i].get<std::vector<double>>()) << "seed " << seed << ", evaluation " << i;
+    }
+  }
 }
 
 }  // namespace

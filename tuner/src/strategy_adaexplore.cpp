@@ -25,7 +25,8 @@
 //     `max_failure_probability` (0.5), for `local` `max_failure_probability_local` (0.8): a
 //     step from an elite is where the best configurations sit, often next to failures, and with
 //     0.5 there too the search lost 0.003 of its mean score at 400 evaluations on the Kernel
-//     Tuner spaces (0.9986 -> 0.9955; with 0.8 for `local` 0.9986, notes: session6).
+//     Tuner spaces where the thresholds matter (6 files, 50 seeds: 0.9986 -> 0.9955; with 0.8
+//     for `local` 0.9986; notes: session6).
 //     Weighting alone let an unexplored value's large expected improvement outweigh a P(fail)
 //     of 0.9: on the host failure space at budget 50, proposals with P(fail) >= 0.7 were a
 //     third of those after the start and failed 70 % of the time (docs/failure-learning-

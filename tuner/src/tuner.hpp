@@ -32,7 +32,7 @@ struct TuneOptions {
   double time_limit_s = 0;        // wall-clock limit for new evaluations; 0 = none
   std::size_t batch = 0;          // proposals per round; 0 = as many as can start compiling now (tuner.cpp)
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
-  std::ostream* progress = nullptr;      // one line per batch when set
+  std::ostream* progress = nullptr;      // when set, one line per `batch` outcomes (0: max(8, 2 x parallelism))
   /// Each TuneReport::warnings entry as it arises, one line "[adaexplore] <kernel>: warning: ...".
   std::ostream* warnings = nullptr;
   /// Evaluated right after the baseline, before the strategy's first batch (the strategy observes
