@@ -16,8 +16,8 @@
 //     (random_forest.hpp, SMAC-style) ranks them by expected improvement, weighted by the
 //     knowledge base's P(success) and soft preference, and damped near configurations proposed
 //     and not yet observed (local penalization: this request's, and those still in flight);
-//     `evolve`'s first usable child is taken as
-//     bred, unranked (its children ranked by the surrogate did worse at 200/400 evaluations).
+//     `evolve`'s first usable child is taken as bred, unranked (its children ranked by the
+//     surrogate did worse at 200/400 evaluations).
 //     Likely failures are left out first (a probabilistic constraint, P(fail) <= delta, as in
 //     Gelbart, Snoek and Adams, "Bayesian Optimization with Unknown Constraints", UAI 2014):
 //     a candidate whose P(fail) exceeds delta is taken only when none of the operator's
@@ -79,8 +79,8 @@ constexpr std::size_t kEvolvePopulation = 20;
 
 // Until this many evaluations are done or pending, the operators take turns, one proposal each.
 // The bandit is credited only when outcomes arrive, and a replay asks for 8 proposals at a time
-// (a real tuning for as many as can start compiling, up to the cores: as many or more while the
-// first outcomes are awaited), so the bandit would give each early batch to one operator (at budget 25:
+// (a real tuning for one per free compile slot: as many as the cores at the start), so the
+// bandit would give each early batch to one operator (at budget 25:
 // the start, 8 explore, 8 local, 1 recombine); taking turns mixes every operator into each
 // batch. Search-quality benchmark, 30 seeds, start of at least 8 in both (notes: search6):
 // 0.811 / 0.882 / 0.950 / 0.990 / 0.998 -> 0.819 / 0.908 / 0.952 / 0.987 / 0.999 at budgets
