@@ -46,8 +46,8 @@
 #   max_failure_probability and max_failure_probability_local at 1: likely failures only ranked
 #   down, the search before session 6) and "off" (knowledge_base false). Per-status counts of each
 #   in the summary. FAILCOMPARE_MODES ("default weighted off"), FAILCOMPARE_TIME_LIMIT (150 s each,
-#   no new evaluation after). About 6 minutes
-#   on an H200 for 2 seeds. Logs under $OUT/logs/failcompare/.
+#   no new evaluation after). About 6 minutes on an H200 for 2 seeds. Logs and the derived specs
+#   under $OUT/logs/failcompare/.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
 #   tables and evaluations per minute in their logs; the runner tuning once more with the same
