@@ -133,11 +133,10 @@ class AdaExploreStrategy : public Strategy {
     const std::size_t n = batch_ ? std::min(count, batch_) : count;
     refit_if_needed();
     while (out.size() < n) {
-      auto [config, op] = next(unobserved_);
+      auto [config, op] = next();
       if (!config) break;
       sampler_.mark(*config);
-      pending_[*config] = op;
-      unobserved_.push_back(*config);
+      pending_.push_back({*config, op});
       out.push_back(*config);
     }
     return out;
@@ -156,13 +155,12 @@ class AdaExploreStrategy : public Strategy {
       successes_.push_back({outcome.config, y});
       ++unfitted_;
     }
-    auto it = pending_.find(outcome.config);
+    const auto it = std::find_if(pending_.begin(), pending_.end(),
+                                 [&](const Pending& p) { return p.config == outcome.config; });
     if (it != pending_.end()) {
-      if (it->second != kInitial) bandit_.credit(arm_of(it->second), reward);
+      if (it->op != kInitial) bandit_.credit(arm_of(it->op), reward);
       pending_.erase(it);
     }
-    const auto u = std::find(unobserved_.begin(), unobserved_.end(), outcome.config);
-    if (u != unobserved_.end()) unobserved_.erase(u);
   }
 
  private:
@@ -216,7 +214,7 @@ class AdaExploreStrategy : public Strategy {
     return !sampler_.seen(c) && space_.satisfies(c) && !(use_kb_ && kb_.known_infeasible(c));
   }
 
-  std::pair<std::optional<Config>, std::size_t> next(const std::vector<Config>& batch) {
+  std::pair<std::optional<Config>, std::size_t> next() {
     if (observed_ + pending_.size() < initial_) {
       if (auto c = next_initial()) return {c, kInitial};
     }
@@ -224,7 +222,7 @@ class AdaExploreStrategy : public Strategy {
     if (observed_ + pending_.size() < kTakeTurnsUntil) {
       const std::size_t op = kTurnOrder[turn_++ % std::size(kTurnOrder)];
       const std::vector<Config> pool = candidates(op);
-      if (auto c = op == kEvolve ? first_usable(pool) : best_candidate(pool, batch, op)) return {c, op};
+      if (auto c = op == kEvolve ? first_usable(pool) : best_candidate(pool, op)) return {c, op};
     }
     // An operator that makes no usable candidate is credited 0 and the bandit chooses again
     // (an uncredited arm comes first, so one that never makes a candidate, e.g. `probe` before
@@ -233,10 +231,10 @@ class AdaExploreStrategy : public Strategy {
       const std::size_t arm = bandit_.choose(phase_bonus());
       const std::size_t op = arms_[arm];
       const std::vector<Config> pool = candidates(op);
-      if (auto c = op == kEvolve ? first_usable(pool) : best_candidate(pool, batch, op)) return {c, op};
+      if (auto c = op == kEvolve ? first_usable(pool) : best_candidate(pool, op)) return {c, op};
       bandit_.credit(arm, 0.0);
     }
-    if (auto c = best_candidate(candidates(kExplore), batch, kExplore)) return {c, kExplore};
+    if (auto c = best_candidate(candidates(kExplore), kExplore)) return {c, kExplore};
     return {random_usable(), kExplore};
   }
 
@@ -460,8 +458,7 @@ class AdaExploreStrategy : public Strategy {
   }
 
   // The best-scoring usable candidate of operator `op`'s pool (see the file comment).
-  std::optional<Config> best_candidate(const std::vector<Config>& pool, const std::vector<Config>& batch,
-                                       std::size_t op) {
+  std::optional<Config> best_candidate(const std::vector<Config>& pool, std::size_t op) {
     const double max_failure = op == kLocal ? max_failure_local_ : max_failure_;
     // The usable candidates with their P(fail); the likely failures are left out when any is not.
     std::vector<std::pair<const Config*, double>> usable_pool;
@@ -478,8 +475,8 @@ class AdaExploreStrategy : public Strategy {
       const Config& c = *candidate;
       double score = forest_.empty() ? 1.0 : expected_improvement(c);
       if (use_kb_) score *= (1.0 - p_fail) * kb_.preference(c);
-      for (const Config& b : batch) {
-        const double dist = space_.distance(c, b) / niche_radius_;
+      for (const Pending& b : pending_) {
+        const double dist = space_.distance(c, b.config) / niche_radius_;
         score *= 1.0 - std::exp(-dist * dist);
       }
       if (score > best_score) {
@@ -507,11 +504,15 @@ class AdaExploreStrategy : public Strategy {
   double best_ = std::numeric_limits<double>::infinity();
   std::vector<Success> successes_;
   std::vector<std::size_t> free_;  // parameters with more than one value: the ones moves change
-  std::unordered_map<Config, std::size_t, ConfigHash> pending_;
-  // Proposed and not yet observed, in proposal order: a new proposal is spread away from them
-  // (local penalization), from those of the same request and, in a real tuning that asks for one
+  // Proposed and not yet observed, in proposal order, with the operator that proposed each (the
+  // bandit credits it on the outcome). A new proposal is spread away from them (local
+  // penalization): from those of the same request and, in a real tuning that asks for one
   // configuration per freed compile slot, from those still compiling or measuring.
-  std::vector<Config> unobserved_;
+  struct Pending {
+    Config config;
+    std::size_t op;
+  };
+  std::vector<Pending> pending_;
   std::deque<Config> design_;
   bool design_made_ = false;
   std::size_t turn_ = 0;  // the next operator of kTurnOrder while they take turns
