@@ -203,9 +203,14 @@ void expect_sound(const RecordedSpace& recorded, std::size_t orders, const std::
             << " hard verdicts wrong\n";
 }
 
-TEST(FailureLearning, HardRulesAreSoundOnTheRecordedHostFailureSpace) {
+// The host failure space's exhaustive recording (bench/failure_space/host).
+RecordedSpace host_recording() {
   const fs::path dir = fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space" / "host";
-  const RecordedSpace r = read_results_space(dir / "results" / "exhaustive-random.jsonl", dir / "spec.json");
+  return read_results_space(dir / "results" / "exhaustive-random.jsonl", dir / "spec.json");
+}
+
+TEST(FailureLearning, HardRulesAreSoundOnTheRecordedHostFailureSpace) {
+  const RecordedSpace r = host_recording();
   expect_sound(r, 10, {10, 25, 50, 100});
 }
 
@@ -283,8 +288,7 @@ TEST(FailureLearning, AdaexploreNeverProposesWhatTheBackendRejectsBeforeCompilin
 // fewer evaluations (bench/failure_learning.py, 100 seeds: median 12 against 16) and finds as good
 // a configuration.
 TEST(FailureLearning, LeavingOutLikelyFailuresWastesFewerEvaluationsOnTheHostSpace) {
-  const fs::path dir = fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space" / "host";
-  const RecordedSpace r = read_results_space(dir / "results" / "exhaustive-random.jsonl", dir / "spec.json");
+  const RecordedSpace r = host_recording();
   double optimum = 1e300;
   for (const auto& o : r.records)
     if (is_success(o.status) && o.objective) optimum = std::min(optimum, *o.objective);
@@ -314,8 +318,7 @@ TEST(FailureLearning, LeavingOutLikelyFailuresWastesFewerEvaluationsOnTheHostSpa
 // (tests/data/adaexplore_host_space_before_session6.json: traces of the tuner of commit 5b7aec8).
 // This also holds the replay to 8 proposals per request, as the benchmarks were made with.
 TEST(FailureLearning, ThresholdsAtOneAreTheSearchBeforeThem) {
-  const fs::path dir = fs::path(ADAEXPLORE_SOURCE_DIR) / "bench" / "failure_space" / "host";
-  const RecordedSpace r = read_results_space(dir / "results" / "exhaustive-random.jsonl", dir / "spec.json");
+  const RecordedSpace r = host_recording();
   std::ifstream in(fs::path(ADAEXPLORE_SOURCE_DIR) / "tests" / "data" / "adaexplore_host_space_before_session6.json");
   ASSERT_TRUE(in) << "tests/data/adaexplore_host_space_before_session6.json is missing";
   const nlohmann::json golden = nlohmann::json::parse(in);

@@ -166,7 +166,7 @@ class Loop {
   }
 
   void pump() {
-    while (pending_.size() < ahead() && !queue_.empty() && !over_time()) {
+    while (free_slots() > 0 && !queue_.empty() && !over_time()) {
       const Config c = queue_.front();
       queue_.pop_front();
       pending_.push_back(std::async(std::launch::async, [this, c] { return backend_.prepare(c); }));
