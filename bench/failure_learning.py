@@ -186,10 +186,10 @@ def census(task):
 
 def run_cell(task):
     """One replay process: every seed of one (space, budget, knowledge base on/off)."""
-    tuner, space, budget, mode, seeds, work = task
+    tuner, space, budget, mode, seeds, work, extra = task
     trace = Path(work) / "traces" / f"{slug(space['name'])}-b{budget}-kb_{mode}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
-    runs, _ = replay(tuner, space, "adaexplore", budget, 1, seeds, MODES[mode], trace)
+    runs, _ = replay(tuner, space, "adaexplore", budget, 1, seeds, {**extra, **MODES[mode]}, trace)
     rows = []
     for r in runs:
         statuses = [e["status"] for e in r["evaluations"]]
@@ -495,6 +495,9 @@ def parse_args(argv):
     p.add_argument("--work", default=str(REPO / "build/failure-learning"), help="traces and rows.jsonl")
     p.add_argument("--out", help="markdown report (default docs/failure-learning-benchmark.md; <work>/quick.md with --quick)")
     p.add_argument("--jobs", type=int, default=2, help="replay processes at once")
+    p.add_argument("--strategy-options", type=json.loads, default={}, metavar="JSON",
+                   help="adaexplore options for both sides, e.g. '{\"stop_failure_probability\": 1}' "
+                        "(the off side adds knowledge_base false); default {}: the strategy's defaults")
     p.add_argument("--quick", action="store_true", help="smoke run: budgets 25,50, 5 seeds, report in --work")
     args = p.parse_args(argv)
     if args.quick:
@@ -527,7 +530,8 @@ def main(argv):
         for s in spaces:
             print(f"[bench] {s['name']}: {s['valid']} valid, {sum(s['counts'][f] for f in FAILURES)} failing, "
                   f"{s['counts']['invalid']} absent", flush=True)
-        tasks = [(args.tuner, s, b, m, args.seeds, str(work)) for s in spaces for b in args.budgets for m in MODES]
+        tasks = [(args.tuner, s, b, m, args.seeds, str(work), args.strategy_options)
+                 for s in spaces for b in args.budgets for m in MODES]
         rows = []
         for i, cell_rows in enumerate(pool.imap(run_cell, tasks), start=1):  # imap: rows in task order
             rows += cell_rows

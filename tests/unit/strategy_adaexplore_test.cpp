@@ -104,6 +104,40 @@ TEST(AdaExploreStrategy, OptionErrorsNameTheOptionAndTheChoices) {
   }
 }
 
+TEST(AdaExploreStrategy, AlignmentIsABooleanOption) {
+  const std::string m = message_of({{"alignment", "yes"}});
+  EXPECT_NE(m.find("option alignment must be true or false, not \"yes\""), std::string::npos) << m;
+  EXPECT_NE(message_of({{"kb", false}}).find("alignment"), std::string::npos);
+  EXPECT_EQ(message_of({{"alignment", false}}), "");
+}
+
+// A block size of 16 to 256 in steps of 16 (as convolution_milo's block_size_x): the start's
+// 8 strata of two values each take the more aligned one, 32, 64, ..., 256; without the option
+// the start draws uniformly within each stratum and odd multiples of 16 appear.
+TEST(AdaExploreStrategy, TheStartLandsOnAlignedBlockSizes) {
+  std::vector<double> sizes;
+  for (int b = 16; b <= 256; b += 16) sizes.push_back(b);
+  const Space s({test::numbers("BLOCK", sizes), range("T", 4)}, {});
+  std::size_t unaligned_without = 0;
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    for (const bool aligned : {true, false}) {
+      auto strategy = make(s, seed, 48, {{"alignment", aligned}});
+      const auto start = strategy->propose(8);
+      ASSERT_EQ(start.size(), 8u);
+      std::set<double> blocks;
+      for (const Config& c : start) blocks.insert(s.value(c, 0).number);
+      const auto odd = std::count_if(blocks.begin(), blocks.end(), [](double b) { return static_cast<int>(b) % 32 != 0; });
+      if (aligned) {
+        EXPECT_EQ(odd, 0) << "seed " << seed;
+        EXPECT_EQ(blocks.size(), 8u) << "seed " << seed << ": one block size per stratum";
+      } else {
+        unaligned_without += static_cast<std::size_t>(odd);
+      }
+    }
+  }
+  EXPECT_GT(unaligned_without, 5u) << "without alignment the start is uniform within each stratum";
+}
+
 TEST(AdaExploreStrategy, WithoutTheKnowledgeBaseItStillSearchesButDiffers) {
   const Space s = space();
   auto on = make(s, 7, 120), off = make(s, 7, 120, {{"knowledge_base", false}});

@@ -46,7 +46,9 @@
 // knowledge_base (true; false: the same search without the knowledge base, see below),
 // max_failure_probability (0.5: a candidate more likely to fail than to succeed is left out while
 // the operator has another; a number in (0, 1], 1 leaves none out), max_failure_probability_local
-// (0.8: the same for `local`'s steps from the elites).
+// (0.8: the same for `local`'s steps from the elites), alignment (true: the surrogate's
+// power-of-two alignment features and the start's aligned values, make_alignment_features();
+// false: indices only, the search before session 7).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
 // observes nothing, so no candidate is filtered as known infeasible, none is ranked down by
@@ -100,12 +102,13 @@ class AdaExploreStrategy : public Strategy {
  public:
   AdaExploreStrategy(const Space& space, const StrategyOptions& options)
       : space_(space), sampler_(space, options.seed), kb_(space), rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
-        use_kb_(knowledge_base_option(options.options)), arms_(operator_arms(use_kb_)),
+        use_kb_(bool_option(options.options, "knowledge_base", true)), arms_(operator_arms(use_kb_)),
         bandit_(operator_names(arms_)), budget_(options.budget) {
     const auto& o = options.options;
     if (use_kb_ && options.static_check) kb_.declare(options.static_check);
     for (std::size_t p = 0; p < space_.dimension(); ++p)
       if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
+    if (bool_option(o, "alignment", true)) make_alignment_features();
     const std::size_t by_budget = budget_ ? budget_ / 6 : 8;
     // At least 8: one whole batch of the start at budget 25 (4 gave 0.796 there, 8 0.811; 30
     // seeds, notes: search6).
@@ -122,10 +125,11 @@ class AdaExploreStrategy : public Strategy {
     for (const auto& [key, value] : o.items())
       if (key != "initial" && key != "batch" && key != "candidates" && key != "niches" && key != "niche_radius" &&
           key != "trees" && key != "knowledge_base" && key != "max_failure_probability" &&
-          key != "max_failure_probability_local")
+          key != "max_failure_probability_local" && key != "alignment")
         throw std::invalid_argument("adaexplore: unknown option '" + key +
                                     "' (options: initial, batch, candidates, niches, niche_radius, trees, "
-                                    "knowledge_base, max_failure_probability, max_failure_probability_local)");
+                                    "knowledge_base, max_failure_probability, max_failure_probability_local, "
+                                    "alignment)");
   }
 
   std::vector<Config> propose(std::size_t count) override {
@@ -175,13 +179,12 @@ class AdaExploreStrategy : public Strategy {
     return better;
   }
 
-  // The option `knowledge_base`: a boolean, true unless given.
-  static bool knowledge_base_option(const nlohmann::json& o) {
-    if (!o.contains("knowledge_base")) return true;
-    if (!o["knowledge_base"].is_boolean())
-      throw std::invalid_argument("adaexplore: option knowledge_base must be true or false, not " +
-                                  o["knowledge_base"].dump());
-    return o["knowledge_base"].get<bool>();
+  // A boolean option (knowledge_base, alignment): `fallback` unless given.
+  static bool bool_option(const nlohmann::json& o, const std::string& key, bool fallback) {
+    if (!o.contains(key)) return fallback;
+    if (!o[key].is_boolean())
+      throw std::invalid_argument("adaexplore: option " + key + " must be true or false, not " + o[key].dump());
+    return o[key].get<bool>();
   }
   // A probability option (max_failure_probability, ..._local): a number in (0, 1], `fallback` unless given.
   static double probability_option(const nlohmann::json& o, const std::string& key, double fallback) {
@@ -282,15 +285,27 @@ class AdaExploreStrategy : public Strategy {
     return std::nullopt;
   }
 
+  // With alignment features (option alignment), each parameter that has them takes, within
+  // its stratum of indices, the most aligned value (16..256 in steps of 16, 8 strata: 32, 64,
+  // ..., 256) instead of a uniform one: the start lands on the sizes GPU kernels favour.
   void make_design() {
     design_made_ = true;
     const std::size_t d = space_.dimension();
     std::vector<std::vector<std::uint16_t>> columns(d);
     for (std::size_t p = 0; p < d; ++p) {
       const std::size_t values = space_.parameters()[p].values.size();
+      const std::vector<double>* aligned = nullptr;
+      for (const auto& [q, column] : alignment_)
+        if (q == p) aligned = &column;
       for (std::size_t i = 0; i < initial_; ++i) {
         const double u = (static_cast<double>(i) + std::uniform_real_distribution<double>(0, 1)(rng_)) / initial_;
-        columns[p].push_back(static_cast<std::uint16_t>(std::min(values - 1, static_cast<std::size_t>(u * values))));
+        std::size_t index = std::min(values - 1, static_cast<std::size_t>(u * values));
+        if (aligned) {
+          const std::size_t lo = i * values / initial_, hi = std::min(values, ((i + 1) * values + initial_ - 1) / initial_);
+          for (std::size_t j = lo; j < hi; ++j)
+            if ((*aligned)[j] > (*aligned)[index]) index = j;
+        }
+        columns[p].push_back(static_cast<std::uint16_t>(index));
       }
       std::shuffle(columns[p].begin(), columns[p].end(), rng_);
     }
@@ -434,7 +449,32 @@ class AdaExploreStrategy : public Strategy {
       const double span = static_cast<double>(space_.parameters()[p].values.size() - 1);
       x[p] = span > 0 ? c[p] / span : 0.0;
     }
+    for (const auto& [p, column] : alignment_) x.push_back(column[c[p]]);
     return x;
+  }
+
+  // The surrogate's alignment features: for each parameter of positive integer values whose
+  // power-of-two alignment (the largest 2^k dividing the value) is not monotone in the value
+  // order (16, 32, ..., 256: 48 is as aligned as 16, 64 more than 80), that alignment as
+  // k / (largest k). GPU kernels often run best at sizes aligned to the warp (32), wavefront (64)
+  // or a power of two; on indices alone a tree needs many splits to isolate 32, 64, 128 and 256
+  // among 16 steps of 16.
+  void make_alignment_features() {
+    for (std::size_t p : free_) {
+      const auto& values = space_.parameters()[p].values;
+      std::vector<double> k;
+      for (const Value& v : values) {
+        if (!v.numeric || v.number < 1 || v.number != std::floor(v.number) || v.number > 1e15) break;
+        auto n = static_cast<std::uint64_t>(v.number);
+        k.push_back(static_cast<double>(__builtin_ctzll(n)));
+      }
+      if (k.size() != values.size()) continue;
+      const bool up = std::is_sorted(k.begin(), k.end()), down = std::is_sorted(k.rbegin(), k.rend());
+      if (up || down) continue;
+      const double top = *std::max_element(k.begin(), k.end());
+      for (double& e : k) e /= top;
+      alignment_.emplace_back(p, std::move(k));
+    }
   }
 
   void refit_if_needed() {
@@ -504,6 +544,7 @@ class AdaExploreStrategy : public Strategy {
   double best_ = std::numeric_limits<double>::infinity();
   std::vector<Success> successes_;
   std::vector<std::size_t> free_;  // parameters with more than one value: the ones moves change
+  std::vector<std::pair<std::size_t, std::vector<double>>> alignment_;  // make_alignment_features()
   // Proposed and not yet observed, in proposal order, with the operator that proposed each (the
   // bandit credits it on the outcome). A new proposal is spread away from them (local
   // penalization): from those of the same request and, in a real tuning that asks for one
