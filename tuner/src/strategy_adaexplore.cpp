@@ -466,7 +466,9 @@ class AdaExploreStrategy : public Strategy {
       for (const Value& v : values) {
         if (!v.numeric || v.number < 1 || v.number != std::floor(v.number) || v.number > 1e15) break;
         auto n = static_cast<std::uint64_t>(v.number);
-        k.push_back(static_cast<double>(__builtin_ctzll(n)));
+        int twos = 0;
+        for (; n % 2 == 0; n /= 2) ++twos;
+        k.push_back(twos);
       }
       if (k.size() != values.size()) continue;
       const bool up = std::is_sorted(k.begin(), k.end()), down = std::is_sorted(k.rbegin(), k.rend());
