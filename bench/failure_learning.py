@@ -496,7 +496,7 @@ def parse_args(argv):
     p.add_argument("--out", help="markdown report (default docs/failure-learning-benchmark.md; <work>/quick.md with --quick)")
     p.add_argument("--jobs", type=int, default=2, help="replay processes at once")
     p.add_argument("--strategy-options", type=json.loads, default={}, metavar="JSON",
-                   help="adaexplore options for both sides, e.g. '{\"stop_failure_probability\": 1}' "
+                   help="adaexplore options for both sides, e.g. '{\"max_failure_probability\": 1}' "
                         "(the off side adds knowledge_base false); default {}: the strategy's defaults")
     p.add_argument("--quick", action="store_true", help="smoke run: budgets 25,50, 5 seeds, report in --work")
     args = p.parse_args(argv)
