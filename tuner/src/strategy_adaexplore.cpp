@@ -90,6 +90,11 @@ constexpr std::size_t kEvolvePopulation = 20;
 constexpr std::size_t kTakeTurnsUntil = 64;
 constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 
+// Every option the strategy reads (docs/search-method.md, Options); any other key is an error.
+constexpr const char* kOptions[] = {
+    "initial", "batch", "candidates", "niches", "niche_radius", "trees", "knowledge_base",
+    "max_failure_probability", "max_failure_probability_local", "alignment"};
+
 struct Scored {
   Config config;
   double score = -1;
@@ -108,6 +113,7 @@ class AdaExploreStrategy : public Strategy {
     if (use_kb_ && options.static_check) kb_.declare(options.static_check);
     for (std::size_t p = 0; p < space_.dimension(); ++p)
       if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
+    alignment_.assign(space_.dimension(), {});
     if (bool_option(o, "alignment", true)) make_alignment_features();
     const std::size_t by_budget = budget_ ? budget_ / 6 : 8;
     // At least 8: one whole batch of the start at budget 25 (4 gave 0.796 there, 8 0.811; 30
@@ -123,13 +129,11 @@ class AdaExploreStrategy : public Strategy {
     fo.trees = o.value("trees", 24);
     forest_ = RandomForest(fo);
     for (const auto& [key, value] : o.items())
-      if (key != "initial" && key != "batch" && key != "candidates" && key != "niches" && key != "niche_radius" &&
-          key != "trees" && key != "knowledge_base" && key != "max_failure_probability" &&
-          key != "max_failure_probability_local" && key != "alignment")
-        throw std::invalid_argument("adaexplore: unknown option '" + key +
-                                    "' (options: initial, batch, candidates, niches, niche_radius, trees, "
-                                    "knowledge_base, max_failure_probability, max_failure_probability_local, "
-                                    "alignment)");
+      if (std::find(std::begin(kOptions), std::end(kOptions), key) == std::end(kOptions)) {
+        std::string known;
+        for (const char* name : kOptions) known += (known.empty() ? "" : ", ") + std::string(name);
+        throw std::invalid_argument("adaexplore: unknown option '" + key + "' (options: " + known + ")");
+      }
   }
 
   std::vector<Config> propose(std::size_t count) override {
@@ -294,16 +298,14 @@ class AdaExploreStrategy : public Strategy {
     std::vector<std::vector<std::uint16_t>> columns(d);
     for (std::size_t p = 0; p < d; ++p) {
       const std::size_t values = space_.parameters()[p].values.size();
-      const std::vector<double>* aligned = nullptr;
-      for (const auto& [q, column] : alignment_)
-        if (q == p) aligned = &column;
+      const std::vector<double>& aligned = alignment_[p];
       for (std::size_t i = 0; i < initial_; ++i) {
         const double u = (static_cast<double>(i) + std::uniform_real_distribution<double>(0, 1)(rng_)) / initial_;
         std::size_t index = std::min(values - 1, static_cast<std::size_t>(u * values));
-        if (aligned) {
+        if (!aligned.empty()) {
           const std::size_t lo = i * values / initial_, hi = std::min(values, ((i + 1) * values + initial_ - 1) / initial_);
           for (std::size_t j = lo; j < hi; ++j)
-            if ((*aligned)[j] > (*aligned)[index]) index = j;
+            if (aligned[j] > aligned[index]) index = j;
         }
         columns[p].push_back(static_cast<std::uint16_t>(index));
       }
@@ -449,7 +451,8 @@ class AdaExploreStrategy : public Strategy {
       const double span = static_cast<double>(space_.parameters()[p].values.size() - 1);
       x[p] = span > 0 ? c[p] / span : 0.0;
     }
-    for (const auto& [p, column] : alignment_) x.push_back(column[c[p]]);
+    for (std::size_t p = 0; p < c.size(); ++p)
+      if (!alignment_[p].empty()) x.push_back(alignment_[p][c[p]]);
     return x;
   }
 
@@ -475,7 +478,7 @@ class AdaExploreStrategy : public Strategy {
       if (up || down) continue;
       const double top = *std::max_element(k.begin(), k.end());
       for (double& e : k) e /= top;
-      alignment_.emplace_back(p, std::move(k));
+      alignment_[p] = std::move(k);
     }
   }
 
@@ -546,7 +549,9 @@ class AdaExploreStrategy : public Strategy {
   double best_ = std::numeric_limits<double>::infinity();
   std::vector<Success> successes_;
   std::vector<std::size_t> free_;  // parameters with more than one value: the ones moves change
-  std::vector<std::pair<std::size_t, std::vector<double>>> alignment_;  // make_alignment_features()
+  // Per parameter, its alignment feature by value index; empty for a parameter without one
+  // (make_alignment_features()).
+  std::vector<std::vector<double>> alignment_;
   // Proposed and not yet observed, in proposal order, with the operator that proposed each (the
   // bandit credits it on the outcome). A new proposal is spread away from them (local
   // penalization): from those of the same request and, in a real tuning that asks for one
