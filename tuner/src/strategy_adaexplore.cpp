@@ -93,7 +93,7 @@ constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 // Every option the strategy reads (docs/search-method.md, Options); any other key is an error.
 constexpr const char* kOptions[] = {
     "initial", "batch", "candidates", "niches", "niche_radius", "trees", "knowledge_base",
-    "max_failure_probability", "max_failure_probability_local", "alignment"};
+    "max_failure_probability", "max_failure_probability_local", "alignment", "explore_candidates"};
 
 struct Scored {
   Config config;
@@ -118,15 +118,20 @@ class AdaExploreStrategy : public Strategy {
     const std::size_t by_budget = budget_ ? budget_ / 6 : 8;
     // At least 8: one whole batch of the start at budget 25 (4 gave 0.796 there, 8 0.811; 30
     // seeds, notes: search6).
-    initial_ = o.value("initial", std::clamp<std::size_t>(by_budget, 8, 16));
-    batch_ = o.value("batch", std::size_t{0});
-    candidates_ = o.value("candidates", std::size_t{96});
-    niches_ = o.value("niches", std::size_t{8});
+    initial_ = count_option(o, "initial", std::clamp<std::size_t>(by_budget, 8, 16), 0);
+    batch_ = count_option(o, "batch", 0, 0);
+    candidates_ = count_option(o, "candidates", 96, 1);
+    explore_candidates_ = count_option(o, "explore_candidates", 768, 1);
+    niches_ = count_option(o, "niches", 8, 1);
+    if (o.contains("niche_radius") &&
+        !(o["niche_radius"].is_number() && o["niche_radius"].get<double>() >= 0 && o["niche_radius"].get<double>() <= 1))
+      throw std::invalid_argument("adaexplore: option niche_radius must be a number in [0, 1] (a normalized index "
+                                  "distance), not " + o["niche_radius"].dump());
     niche_radius_ = o.value("niche_radius", 0.12);
     max_failure_ = probability_option(o, "max_failure_probability", 0.5);
     max_failure_local_ = probability_option(o, "max_failure_probability_local", 0.8);
     RandomForest::Options fo;
-    fo.trees = o.value("trees", 24);
+    fo.trees = static_cast<int>(count_option(o, "trees", 24, 1));
     forest_ = RandomForest(fo);
     for (const auto& [key, value] : o.items())
       if (std::find(std::begin(kOptions), std::end(kOptions), key) == std::end(kOptions)) {
@@ -189,6 +194,18 @@ class AdaExploreStrategy : public Strategy {
     if (!o[key].is_boolean())
       throw std::invalid_argument("adaexplore: option " + key + " must be true or false, not " + o[key].dump());
     return o[key].get<bool>();
+  }
+  // A count option (initial, batch, candidates, explore_candidates, niches, trees): an integer of at
+  // least `least`, `fallback` unless given.
+  static std::size_t count_option(const nlohmann::json& o, const std::string& key, std::size_t fallback,
+                                  std::size_t least) {
+    if (!o.contains(key)) return fallback;
+    const auto& v = o[key];
+    constexpr double kMost = 1e6;
+    if (!v.is_number_integer() || v.get<double>() < static_cast<double>(least) || v.get<double>() > kMost)
+      throw std::invalid_argument("adaexplore: option " + key + " must be an integer from " + std::to_string(least) +
+                                  " to 1000000, not " + v.dump());
+    return v.get<std::size_t>();
   }
   // A probability option (max_failure_probability, ..._local): a number in (0, 1], `fallback` unless given.
   static double probability_option(const nlohmann::json& o, const std::string& key, double fallback) {
@@ -344,7 +361,7 @@ class AdaExploreStrategy : public Strategy {
     std::vector<Config> pool;
     switch (op) {
       case kExplore:
-        for (std::size_t i = 0; i < candidates_; ++i)
+        for (std::size_t i = 0; i < explore_candidates_; ++i)
           if (auto c = random_valid()) pool.push_back(*c);
         break;
       case kLocal: local_moves(pool); break;
@@ -543,7 +560,7 @@ class AdaExploreStrategy : public Strategy {
   std::vector<std::size_t> arms_;  // the bandit's arms: operators, in arm order
   OperatorBandit bandit_;
   std::size_t budget_;
-  std::size_t initial_ = 8, batch_ = 0, candidates_ = 96, niches_ = 8;
+  std::size_t initial_ = 8, batch_ = 0, candidates_ = 96, explore_candidates_ = 768, niches_ = 8;
   double niche_radius_ = 0.12;
   std::size_t observed_ = 0, unfitted_ = 0;
   double best_ = std::numeric_limits<double>::infinity();
