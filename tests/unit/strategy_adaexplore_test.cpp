@@ -104,14 +104,17 @@ TEST(AdaExploreStrategy, OptionErrorsNameTheOptionAndTheChoices) {
   }
 }
 
-// Every count option names itself, its range and the bad value; a string, a fraction, a negative
-// or a zero where at least one is needed (niches 0 left `local` no elite to step from) is refused.
+// Every count option names itself, its range and the bad value; a string, a boolean, a fraction
+// (even 8.0), a negative, one too large, or a zero where at least one is needed is refused (niches
+// 0 used to mean no cap on the elites, by accident of the clearing loop; candidates 0 left the
+// operators without candidates).
 TEST(AdaExploreStrategy, CountOptionsAreCheckedIntegers) {
   const std::string unknown = message_of({{"kb", false}});
   for (const std::string key : {"initial", "batch", "candidates", "explore_candidates", "niches", "trees"}) {
     const bool zero_ok = key == "initial" || key == "batch";
-    for (const nlohmann::json& bad : {nlohmann::json("8"), nlohmann::json(2.5), nlohmann::json(-1),
-                                      nlohmann::json(2000000)}) {
+    for (const nlohmann::json& bad : {nlohmann::json("8"), nlohmann::json(true), nlohmann::json(2.5),
+                                      nlohmann::json(8.0), nlohmann::json(-1), nlohmann::json(2000000),
+                                      nlohmann::json(18446744073709551615ull)}) {
       const std::string m = message_of({{key, bad}});
       EXPECT_NE(m.find("option " + key + " must be an integer from " + (zero_ok ? "0" : "1") + " to 1000000"),
                 std::string::npos)
@@ -125,6 +128,7 @@ TEST(AdaExploreStrategy, CountOptionsAreCheckedIntegers) {
   for (const nlohmann::json& bad : {nlohmann::json(-0.1), nlohmann::json(1.5), nlohmann::json("0.1")}) {
     const std::string m = message_of({{"niche_radius", bad}});
     EXPECT_NE(m.find("option niche_radius must be a number in [0, 1]"), std::string::npos) << m;
+    EXPECT_NE(m.find("not " + bad.dump()), std::string::npos) << m;
   }
   EXPECT_EQ(message_of({{"niche_radius", 0.2}}), "");
 }

@@ -46,7 +46,7 @@
 // default as asked), candidates (per proposal of local, recombine and evolve, 96),
 // explore_candidates (per proposal of explore, 768: 96 before session 8; paired over 100 seeds
 // on the 9 recorded files, 768 scored +0.010 +- 0.005 at 25 evaluations and +0.007 +- 0.004 at
-// 50; 3072 no better; 256 for the other operators as well worse: notes session8), niches (8), niche_radius
+// 50; 3072 no better; 256 for the other operators as well worse; notes: session8), niches (8), niche_radius
 // (0.12), trees (24),
 // knowledge_base (true; false: the same search without the knowledge base, see below),
 // max_failure_probability (0.5: a candidate more likely to fail than to succeed is left out while
@@ -206,10 +206,10 @@ class AdaExploreStrategy : public Strategy {
                                   std::size_t least) {
     if (!o.contains(key)) return fallback;
     const auto& v = o[key];
-    constexpr double kMost = 1e6;
-    if (!v.is_number_integer() || v.get<double>() < static_cast<double>(least) || v.get<double>() > kMost)
+    constexpr std::size_t kMost = 1000000;
+    if (!v.is_number_integer() || v.get<double>() < static_cast<double>(least) || v.get<double>() > static_cast<double>(kMost))
       throw std::invalid_argument("adaexplore: option " + key + " must be an integer from " + std::to_string(least) +
-                                  " to 1000000, not " + v.dump());
+                                  " to " + std::to_string(kMost) + ", not " + v.dump());
     return v.get<std::size_t>();
   }
   // A probability option (max_failure_probability, ..._local): a number in (0, 1], `fallback` unless given.
