@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "process.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
@@ -12,9 +13,7 @@ namespace {
 using nlohmann::json;
 
 std::filesystem::path write_text(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::path(testing::TempDir()) / "kernel_tuner_cache_test";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / name;
+  const auto path = test::process_test_directory("kernel-tuner-cache-test") / name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

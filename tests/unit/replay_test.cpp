@@ -9,17 +9,14 @@
 #include "results.hpp"
 #include "spec.hpp"
 #include "strategy.hpp"
+#include "test_support.hpp"
 
 namespace adaexplore {
 namespace {
 
 using nlohmann::json;
 
-std::filesystem::path temp_dir() {
-  const auto dir = std::filesystem::path(testing::TempDir()) / "replay_test";
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path temp_dir() { return test::process_test_directory("replay-test"); }
 
 // A recorded 8x8 space (a, b in 1..8): time = |a-5| + |b-3| + 1 ms (optimum 1 ms at a=5, b=3);
 // a*b > 40 failed to compile, a == 1 failed to launch; a == 2 && b == 2 was never recorded.

@@ -52,6 +52,17 @@ inline std::unique_ptr<ScopedEnv> test_harness_cache() {
       (std::filesystem::temp_directory_path() / ("adaexplore-test-cache-" + std::to_string(::getpid()))).string());
 }
 
+/// A folder of this test process, created when missing and kept (a test may call this more than
+/// once). ctest runs each test as its own process, two at a time in CI, so a folder shared by name
+/// across processes is a race: one test rewrote replay_test/synthetic.json while another read it
+/// (CI, session 8: "is not valid JSON ... unexpected end of input").
+inline std::filesystem::path process_test_directory(const std::string& prefix) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("adaexplore-" + prefix + "-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 inline std::filesystem::path fresh_test_directory(const std::string& prefix) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() /
