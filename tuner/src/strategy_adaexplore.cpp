@@ -6,8 +6,8 @@
 //  2. Then, per proposal, an operator; for the first kTakeTurnsUntil evaluations they take turns
 //     (explore, local, recombine, evolve, one proposal each), after that a discounted-UCB bandit
 //     (operator_bandit.hpp) picks one:
-//       explore    random unseen valid configurations (explore_candidates of them, 768: the
-//                  surrogate picks the most promising region of the whole space),
+//       explore    random unseen valid configurations (explore_candidates draws, 768: the
+//                  surrogate picks the best of a large random sample of the space),
 //       local      one- and two-step index moves around the niche elites,
 //       recombine  uniform crossover of two niche elites plus mutation,
 //       probe      configurations just inside the boundaries the knowledge base learned,
@@ -43,11 +43,11 @@
 //  space often pins some, e.g. gemm's KWG or conv's filter size): a step on a pinned parameter
 //  would make no new candidate, and the mutation rate is 1 / (number of free parameters).
 // Options: initial (start size; default budget/6 clamped to [8, 16]), batch (proposals per call,
-// default as asked), candidates (per proposal of local, recombine and evolve, 96),
-// explore_candidates (per proposal of explore, 768: 96 before session 8; paired over 100 seeds
-// on the 9 recorded files, 768 scored +0.010 +- 0.005 at 25 evaluations and +0.007 +- 0.004 at
-// 50; 3072 no better; 256 for the other operators as well worse; notes: session8), niches (8), niche_radius
-// (0.12), trees (24),
+// default as asked), candidates (per proposal of local, recombine and evolve, 96; probe a
+// quarter), explore_candidates (per proposal of explore, 768: 96 before session 8; paired over
+// 100 seeds on the 9 recorded files, 768 scored +0.010 +- 0.005 at 25 evaluations and
+// +0.007 +- 0.004 at 50; 3072 no better; 256 for the other operators as well worse; notes:
+// session8), niches (8), niche_radius (0.12), trees (24),
 // knowledge_base (true; false: the same search without the knowledge base, see below),
 // max_failure_probability (0.5: a candidate more likely to fail than to succeed is left out while
 // the operator has another; a number in (0, 1], 1 leaves none out), max_failure_probability_local
