@@ -325,9 +325,10 @@ TEST(FailureLearning, ThresholdsAtOneAreTheSearchBeforeThem) {
   ASSERT_TRUE(in) << "tests/data/adaexplore_host_space_before_session6.json is missing";
   const nlohmann::json golden = nlohmann::json::parse(in);
   ReplayBackend backend(r);
-  const nlohmann::json options = {
-      {"max_failure_probability", 1}, {"max_failure_probability_local", 1}, {"alignment", false},
-      {"explore_candidates", 96}};
+  const nlohmann::json options = {{"max_failure_probability", 1},
+                                  {"max_failure_probability_local", 1},
+                                  {"alignment", false},
+                                  {"explore_candidates", 96}};
   for (const auto& [seed, trace] : golden.at("runs").items()) {
     const TuneReport t = replay_tuning(backend, "adaexplore", options, 50, std::stoull(seed));
     ASSERT_EQ(t.outcomes.size(), trace.size()) << "seed " << seed;

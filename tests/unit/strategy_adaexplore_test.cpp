@@ -110,13 +110,15 @@ TEST(AdaExploreStrategy, OptionErrorsNameTheOptionAndTheChoices) {
 // operators without candidates).
 TEST(AdaExploreStrategy, CountOptionsAreCheckedIntegers) {
   const std::string unknown = message_of({{"kb", false}});
-  for (const std::string key : {"initial", "batch", "candidates", "explore_candidates", "niches", "trees"}) {
+  for (const std::string key :
+       {"initial", "batch", "candidates", "explore_candidates", "niches", "trees"}) {
     const bool zero_ok = key == "initial" || key == "batch";
-    for (const nlohmann::json& bad : {nlohmann::json("8"), nlohmann::json(true), nlohmann::json(2.5),
-                                      nlohmann::json(8.0), nlohmann::json(-1), nlohmann::json(2000000),
-                                      nlohmann::json(18446744073709551615ull)}) {
+    for (const nlohmann::json& bad :
+         {nlohmann::json("8"), nlohmann::json(true), nlohmann::json(2.5), nlohmann::json(8.0),
+          nlohmann::json(-1), nlohmann::json(2000000), nlohmann::json(18446744073709551615ull)}) {
       const std::string m = message_of({{key, bad}});
-      EXPECT_NE(m.find("option " + key + " must be an integer from " + (zero_ok ? "0" : "1") + " to 1000000"),
+      EXPECT_NE(m.find("option " + key + " must be an integer from " + (zero_ok ? "0" : "1") +
+                       " to 1000000"),
                 std::string::npos)
           << m;
       EXPECT_NE(m.find("not " + bad.dump()), std::string::npos) << m;
@@ -125,7 +127,8 @@ TEST(AdaExploreStrategy, CountOptionsAreCheckedIntegers) {
     EXPECT_EQ(message_of({{key, 12}}), "") << key;
     EXPECT_NE(unknown.find(key), std::string::npos) << unknown;
   }
-  for (const nlohmann::json& bad : {nlohmann::json(-0.1), nlohmann::json(1.5), nlohmann::json("0.1")}) {
+  for (const nlohmann::json& bad :
+       {nlohmann::json(-0.1), nlohmann::json(1.5), nlohmann::json("0.1")}) {
     const std::string m = message_of({{"niche_radius", bad}});
     EXPECT_NE(m.find("option niche_radius must be a number in [0, 1]"), std::string::npos) << m;
     EXPECT_NE(m.find("not " + bad.dump()), std::string::npos) << m;

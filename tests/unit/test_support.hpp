@@ -57,8 +57,8 @@ inline std::unique_ptr<ScopedEnv> test_harness_cache() {
 /// across processes is a race: one test rewrote replay_test/synthetic.json while another read it
 /// (CI, session 8: "is not valid JSON ... unexpected end of input").
 inline std::filesystem::path process_test_directory(const std::string& prefix) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("adaexplore-" + prefix + "-" + std::to_string(::getpid()));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("adaexplore-" + prefix + "-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }

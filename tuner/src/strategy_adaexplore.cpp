@@ -97,8 +97,8 @@ constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 
 // Every option the strategy reads (docs/search-method.md, Options); any other key is an error.
 constexpr const char* kOptions[] = {
-    "initial", "batch", "candidates", "niches", "niche_radius", "trees", "knowledge_base",
-    "max_failure_probability", "max_failure_probability_local", "alignment", "explore_candidates"};
+    "initial", "batch", "candidates", "explore_candidates", "niches", "niche_radius", "trees",
+    "knowledge_base", "max_failure_probability", "max_failure_probability_local", "alignment"};
 
 struct Scored {
   Config config;
@@ -129,9 +129,12 @@ class AdaExploreStrategy : public Strategy {
     explore_candidates_ = count_option(o, "explore_candidates", 768, 1);
     niches_ = count_option(o, "niches", 8, 1);
     if (o.contains("niche_radius") &&
-        !(o["niche_radius"].is_number() && o["niche_radius"].get<double>() >= 0 && o["niche_radius"].get<double>() <= 1))
-      throw std::invalid_argument("adaexplore: option niche_radius must be a number in [0, 1] (a normalized index "
-                                  "distance), not " + o["niche_radius"].dump());
+        !(o["niche_radius"].is_number() && o["niche_radius"].get<double>() >= 0 &&
+          o["niche_radius"].get<double>() <= 1))
+      throw std::invalid_argument(
+          "adaexplore: option niche_radius must be a number in [0, 1] (a normalized index "
+          "distance), not " +
+          o["niche_radius"].dump());
     niche_radius_ = o.value("niche_radius", 0.12);
     max_failure_ = probability_option(o, "max_failure_probability", 0.5);
     max_failure_local_ = probability_option(o, "max_failure_probability_local", 0.8);
@@ -200,16 +203,18 @@ class AdaExploreStrategy : public Strategy {
       throw std::invalid_argument("adaexplore: option " + key + " must be true or false, not " + o[key].dump());
     return o[key].get<bool>();
   }
-  // A count option (initial, batch, candidates, explore_candidates, niches, trees): an integer of at
-  // least `least`, `fallback` unless given.
-  static std::size_t count_option(const nlohmann::json& o, const std::string& key, std::size_t fallback,
-                                  std::size_t least) {
+  // A count option (initial, batch, candidates, explore_candidates, niches, trees): an integer of
+  // at least `least`, `fallback` unless given.
+  static std::size_t count_option(const nlohmann::json& o, const std::string& key,
+                                  std::size_t fallback, std::size_t least) {
     if (!o.contains(key)) return fallback;
     const auto& v = o[key];
     constexpr std::size_t kMost = 1000000;
-    if (!v.is_number_integer() || v.get<double>() < static_cast<double>(least) || v.get<double>() > static_cast<double>(kMost))
-      throw std::invalid_argument("adaexplore: option " + key + " must be an integer from " + std::to_string(least) +
-                                  " to " + std::to_string(kMost) + ", not " + v.dump());
+    if (!v.is_number_integer() || v.get<double>() < static_cast<double>(least) ||
+        v.get<double>() > static_cast<double>(kMost))
+      throw std::invalid_argument("adaexplore: option " + key + " must be an integer from " +
+                                  std::to_string(least) + " to " + std::to_string(kMost) +
+                                  ", not " + v.dump());
     return v.get<std::size_t>();
   }
   // A probability option (max_failure_probability, ..._local): a number in (0, 1], `fallback` unless given.
