@@ -128,14 +128,14 @@ class AdaExploreStrategy : public Strategy {
     candidates_ = count_option(o, "candidates", 96, 1);
     explore_candidates_ = count_option(o, "explore_candidates", 768, 1);
     niches_ = count_option(o, "niches", 8, 1);
-    if (o.contains("niche_radius") &&
-        !(o["niche_radius"].is_number() && o["niche_radius"].get<double>() >= 0 &&
-          o["niche_radius"].get<double>() <= 1))
-      throw std::invalid_argument(
-          "adaexplore: option niche_radius must be a number in [0, 1] (a normalized index "
-          "distance), not " +
-          o["niche_radius"].dump());
-    niche_radius_ = o.value("niche_radius", 0.12);
+    if (o.contains("niche_radius")) {
+      const auto& r = o["niche_radius"];
+      if (!(r.is_number() && r.get<double>() >= 0 && r.get<double>() <= 1))
+        throw std::invalid_argument(
+            "adaexplore: option niche_radius must be a number in [0, 1] (a normalized index "
+            "distance), not " + r.dump());
+      niche_radius_ = r.get<double>();
+    }
     max_failure_ = probability_option(o, "max_failure_probability", 0.5);
     max_failure_local_ = probability_option(o, "max_failure_probability_local", 0.8);
     RandomForest::Options fo;
