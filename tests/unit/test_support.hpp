@@ -44,14 +44,6 @@ class ScopedEnv {
   std::optional<std::string> old_;
 };
 
-/// ADAEXPLORE_CACHE_DIR pointed at a folder of this test run (shared by its tests, so the harness
-/// built apart is compiled once per run), not the user's cache.
-inline std::unique_ptr<ScopedEnv> test_harness_cache() {
-  return std::make_unique<ScopedEnv>(
-      "ADAEXPLORE_CACHE_DIR",
-      (std::filesystem::temp_directory_path() / ("adaexplore-test-cache-" + std::to_string(::getpid()))).string());
-}
-
 /// A folder of this test process, created when missing and kept (a test may call this more than
 /// once). ctest runs each test as its own process, two at a time in CI, so a folder shared by name
 /// across processes is a race: one test rewrote replay_test/synthetic.json while another read it
@@ -61,6 +53,13 @@ inline std::filesystem::path process_test_directory(const std::string& prefix) {
                                     ("adaexplore-" + prefix + "-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+/// ADAEXPLORE_CACHE_DIR pointed at a folder of this test run (shared by its tests, so the harness
+/// built apart is compiled once per run), not the user's cache.
+inline std::unique_ptr<ScopedEnv> test_harness_cache() {
+  return std::make_unique<ScopedEnv>("ADAEXPLORE_CACHE_DIR",
+                                     process_test_directory("test-cache").string());
 }
 
 inline std::filesystem::path fresh_test_directory(const std::string& prefix) {
