@@ -19,8 +19,8 @@ Mann-Whitney U test (normal approximation).
 
 Budgets (default 25, 50, 100): the range of a build-time tuning (the examples tune with 60 and
 120), where every failed compile or run is minutes of a build. Failures matter most there: at 25
-the start design (a Latin hypercube of budget/6 points, 8 to 16) is a large share of the budget
-and nothing can be learned before it is spent; at 100 a space of a few hundred configurations
+the start design (a Latin hypercube of 8 points) is a large share of the budget and nothing can
+be learned before it is spent; at 100 a space of a few hundred configurations
 (the host space: 180) is half evaluated and the remaining failures are forced.
 
 Target: reduction >= 50% and the best found no worse. "No worse" is decided on the
@@ -208,9 +208,9 @@ def run_cell(task):
 
 # The replay's first request: `adaexplore-tuner replay` asks the strategy for 8 configurations at a
 # time (replay_tuning, TuneOptions::batch), so the first 8 evaluations are proposed before any
-# outcome is known. They are all of adaexplore's start design (budget/6 Latin hypercube points, 8
-# to 16) or its first half. With the knowledge base on, only what is declared before compiling
-# (the gemm recording's threads limit) can steer them.
+# outcome is known. They are adaexplore's start design (8 Latin hypercube points; before session 9
+# budget/6 points, 8 to 16, of which they were the first half). With the knowledge base on, only
+# what is declared before compiling (the gemm recording's threads limit) can steer them.
 BLIND = 8
 
 
