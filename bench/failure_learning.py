@@ -265,6 +265,25 @@ def summarise(rows, tolerance):
 
 # ---------------------------------------------------------------- the report
 
+def overall_line(summaries, complete):
+    """All cells together: the mean wasted per run, summed over the cells, on and off, and the same
+    without the first BLIND evaluations (proposed before any outcome, so out of any learning's
+    reach). A summary for reading, not the target, which is per cell."""
+    cells = [s for k, s in summaries.items() if k[0] in complete]
+    if not cells:
+        return ""
+    on = sum(s["on"]["wasted_mean"] for s in cells)
+    off = sum(s["off"]["wasted_mean"] for s in cells)
+    on_late = on - sum(s["on"]["blind"] for s in cells)
+    off_late = off - sum(s["off"]["blind"] for s in cells)
+    def reduction(a, b):
+        return pct(None if b == 0 else 1 - a / b)
+    return (f"All {len(cells)} cells together (a summary, not the target, which is per cell): the mean wasted "
+            f"evaluations per run, summed over the cells, {on:.1f} with the knowledge base and {off:.1f} without "
+            f"({reduction(on, off)} fewer); after the first {BLIND} evaluations of each run (proposed before any "
+            f"outcome) {on_late:.1f} against {off_late:.1f} ({reduction(on_late, off_late)} fewer).")
+
+
 def pct(x):
     return "n/a" if x is None else f"{100 * x:.0f}%"
 
@@ -421,7 +440,7 @@ def report(args, spaces, rows, command, wall):
            "without (ties half; 0.5 = no difference), with the two-sided p-value of the Mann-Whitney U test. *Target*: reduction >= 50% and median ratio (on) >= median "
            f"ratio (off) - {args.tolerance:g}.", "",
            f"**Target held in {held} of {judged} cells**" + target_notes(unreachable, blind_limited),
-           "",
+           "", overall_line(summaries, complete), "",
            "## Spaces", "",
            "Each space replayed whole once (`random`, unlimited budget) under its constraints.", ""]
     out += census_lines(spaces)
