@@ -180,7 +180,30 @@ def _kt_patch():
         return pickle.loads(_KT_SPACES[key])
 
     ktu.read_cache, ktu.close_cache, kti.Searchspace = read_cache, (lambda path: None), searchspace
+    _kt_seed_latin_hypercube()
     ktu._bench_patched = True
+
+
+def _kt_seed_latin_hypercube():
+    """Kernel Tuner 1.5 draws Latin hypercube samples (Searchspace.get_LHS_sample, used by diff_evo's
+    start, and bayes_opt's initial sample) from scipy.stats.qmc.LatinHypercube without a seed, so
+    scipy takes fresh entropy from the OS and a run is not a function of the seeds set before it
+    (diff_evo on convolution_milo/A100 at budget 25 gave different scores for the same seeds in two
+    invocations, 2026-12-01). Here a LatinHypercube made without `rng` or `seed` gets a generator
+    seeded from numpy's global RandomState, which kt_one seeds before each run."""
+    import numpy as np
+    import scipy.stats.qmc as qmc
+    import kernel_tuner.strategies.bayes_opt as kt_bayes_opt
+    base = qmc.LatinHypercube
+
+    class SeededLatinHypercube(base):
+        def __init__(self, d, **kwargs):
+            if kwargs.get("rng") is None and kwargs.get("seed") is None:
+                kwargs["rng"] = np.random.default_rng(np.random.randint(2**32, dtype=np.uint64))
+            super().__init__(d, **kwargs)
+
+    qmc.LatinHypercube = SeededLatinHypercube            # searchspace.py imports it when called
+    kt_bayes_opt.LatinHypercube = SeededLatinHypercube   # bayes_opt.py imported it at load
 
 
 def kt_one(plain, data, restrictions, strategy, budget, seed, optimum):
@@ -413,7 +436,9 @@ def report(args, spaces, strategies, done, wall, stopped, command):
            "included. Kernel Tuner's simulation runner counts `max_fevals` the same way (first time a "
            "configuration is served from the cache; repeats free; restricted configurations never run nor "
            "counted; capped at the space size), so the budgets are equal. Kernel Tuner seeds: "
-           "`random.seed(s)` and `numpy.random.seed(s)` before each run.", "",
+           "`random.seed(s)` and `numpy.random.seed(s)` before each run, and its Latin hypercube samples, which "
+           "Kernel Tuner 1.5 draws without a seed, seeded from numpy's state (since 2026-12-01; so a run is a "
+           "function of its seed).", "",
            "Data: AutoTuningAssociation/benchmark_hub (MIT), see shared/spaces/README.md; restrictions as listed "
            "there.", ""] + ([args.note, ""] if args.note else []) + [
            "## Harness check", "",
