@@ -120,15 +120,16 @@ class AdaExploreStrategy : public Strategy {
       if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
     alignment_.assign(space_.dimension(), {});
     if (bool_option(o, "alignment", true)) make_alignment_features();
-    // 8, one whole replay batch, at every budget. Fewer did worse (4 at budget 25: 0.796 against
-    // 0.811, 30 seeds, notes: search6; 6: -0.002 / -0.004 at 25 / 50, 300 seeds paired, notes:
-    // session9). More did too: until session 9 the start was budget/6 points clamped to
-    // [8, 16], so 16 from budget 96 on, and the start's points after the first 8 fail as often
-    // as random ones (the knowledge base's P(fail) does not yet tell them apart: 21 % of them
-    // failed on convolution/RTX_2080_Ti at 100 evaluations, against 2.5 % of the operators'
-    // proposals), while the surrogate-ranked operators find better configurations with them
-    // (8 instead of 16: +0.0043 +- 0.0017 at 100 evaluations, 300 seeds paired on the 9
-    // recorded files; at 200 -0.0003 +- 0.0009; docs/search-method.md).
+    // 8, one whole replay batch, at every budget (docs/search-method.md, session 9). Fewer did
+    // worse (4 at budget 25: 0.796 against 0.811, 30 seeds, notes: search6; 6 against 8, 300
+    // seeds paired: -0.0023 +- 0.0036, -0.0036 +- 0.0025, -0.0033 +- 0.0016 at 25, 50, 100).
+    // More did too: until session 9 the start was budget/6 points clamped to [8, 16], so 16 from
+    // budget 96 on, and the start's points after the first 8 fail as often as random ones (the
+    // knowledge base's P(fail) does not yet tell them apart: 21 % of them failed on
+    // convolution/RTX_2080_Ti at 100 evaluations, against 2.4 % of the operators' proposals),
+    // while the surrogate-ranked operators find better configurations with them (8 instead of
+    // 16: +0.0043 +- 0.0017 at 100 evaluations, 300 seeds paired on the 9 recorded files; at 200
+    // -0.0003 +- 0.0009).
     initial_ = count_option(o, "initial", 8, 0);
     batch_ = count_option(o, "batch", 0, 0);
     candidates_ = count_option(o, "candidates", 96, 1);
