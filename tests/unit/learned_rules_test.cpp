@@ -86,6 +86,53 @@ TEST(LearnedRules, FewerThanThreeFailuresOfAValueAreNotARule) {
   EXPECT_TRUE(rules.values().empty());
 }
 
+// A space where most configurations fail (crash for A < 8, in any B) and every B = 3
+// configuration fails to compile: 80 % of all evaluations fail, so "B = 3 failed n times in n"
+// is weak evidence by itself (0.8^n), but no other configuration fails to compile, so "B = 3
+// fails with compile_error every time" is strong. The failing input of session 9: on the host
+// failure space (VEC=3 always compile_error, TILE=2048 always crash, UNROLL=3 always
+// wrong_result, 63 % failing) the value rules were never significant.
+Space crowded_space() {
+  return Space({numbers("A", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), numbers("B", {1, 2, 3}), numbers("C", {0, 1})}, {});
+}
+
+Status crowded_oracle(const Space& s, const Config& c) {
+  if (s.value(c, 1).number == 3) return Status::compile_error;
+  return s.value(c, 0).number < 8 ? Status::crash : Status::ok;
+}
+
+TEST(LearnedRules, AValueThatAlwaysFailsOneWayAmongFailuresOfAnotherIsARule) {
+  const Space space = crowded_space();
+  const Learned l = learn(space, crowded_oracle, 1.0);
+  ASSERT_EQ(l.rules.values().size(), 1u);
+  const ValueRule& r = l.rules.values()[0];
+  EXPECT_EQ(r.parameter, 1u);
+  EXPECT_EQ(r.value, 2);  // B = 3
+  EXPECT_EQ(r.status, Status::compile_error);
+  EXPECT_EQ(r.failures, 20u);
+}
+
+TEST(LearnedRules, TheStatusIsNoEvidenceWhenEveryFailureHasIt) {
+  // The same space and failures, all of one status: the status test is the failure test, which
+  // 80 % failing does not let pass.
+  const Space space = crowded_space();
+  const Learned l = learn(space, [](const Space& s, const Config& c) {
+    return crowded_oracle(s, c) == Status::ok ? Status::ok : Status::crash;
+  }, 1.0);
+  EXPECT_TRUE(l.rules.values().empty());
+}
+
+TEST(LearnedRules, AValueThatFailsInMixedWaysGetsNoStatusEvidence) {
+  // B = 3 fails to compile for even A and crashes for odd A: no single status to test.
+  const Space space = crowded_space();
+  const Learned l = learn(space, [](const Space& s, const Config& c) {
+    if (s.value(c, 1).number == 3)
+      return static_cast<int>(s.value(c, 0).number) % 2 == 0 ? Status::compile_error : Status::crash;
+    return crowded_oracle(s, c);
+  }, 1.0);
+  for (const ValueRule& r : l.rules.values()) EXPECT_FALSE(r.parameter == 1u && r.value == 2) << "B = 3";
+}
+
 TEST(LearnedRules, MonotoneBoundariesInEachParameterOfAProduct) {
   const Space space = space4();
   const Learned l = learn(space, product_oracle, 1.0);

@@ -168,8 +168,10 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
 // are common, yet it succeeds with small tiles) count for little. Once passed, the rule stands
 // until an evaluation with the value succeeds, so it does not come and go as failures elsewhere
 // move the rates; failures a resource rule accounts for (`explained`) are no evidence either way,
-// so a value rule made of them goes when that resource rule appears. A pure function of the ordered observations (and of the null model), so a
-// rebuilt knowledge base states the same rules.
+// so a value rule made of them goes when that resource rule appears. The status test (header,
+// (a)) runs beside it on the same p_i, while the value's failures share one status. A pure
+// function of the ordered observations (and of the null model), so a rebuilt knowledge base
+// states the same rules.
 void LearnedRules::learn_values(const Space& space, const std::vector<Observation>& observations,
                                 const std::vector<bool>* explained) {
   values_.clear();
@@ -182,6 +184,12 @@ void LearnedRules::learn_values(const Space& space, const std::vector<Observatio
   std::vector<double> n1(ids, 0), f1(ids, 0), n2(ids * ids, 0), f2(ids * ids, 0);
   std::vector<StatusCounts> counts(ids, StatusCounts{});
   std::vector<double> log_chance(ids, 0.0);
+  // The status test: while every failure with the value has one status, the log of the chance
+  // that all of them failed anyway *with that status* (kMixed once a second status appears).
+  constexpr std::size_t kMixed = kStatuses;
+  std::vector<double> log_status_chance(ids, 0.0);
+  std::vector<std::size_t> sole_status(ids, kStatuses + 1);  // kStatuses + 1: no failure yet
+  StatusCounts failures_of{};  // failures so far per status
   std::vector<char> passed(ids, 0);
   std::vector<std::size_t> id(d);
   std::size_t evaluations = 0, failures = 0;
@@ -191,6 +199,7 @@ void LearnedRules::learn_values(const Space& space, const std::vector<Observatio
     ++evaluations;
     const bool failed = !is_success(o.status);
     failures += failed ? 1 : 0;
+    if (failed) ++failures_of[status_index(o.status)];
     for (std::size_t p = 0; p < d; ++p) id[p] = offset[p] + o.config[p];
     for (std::size_t a = 0; a < d; ++a) {
       n1[id[a]] += 1;
@@ -216,6 +225,20 @@ void LearnedRules::learn_values(const Space& space, const std::vector<Observatio
       }
       log_chance[v] += std::log(chance);
       if (log_chance[v] <= log_bound) passed[v] = 1;
+      if (!options_.status_test) continue;
+      const std::size_t s = status_index(o.status);
+      sole_status[v] = sole_status[v] == kStatuses + 1 || sole_status[v] == s ? s : kMixed;
+      if (sole_status[v] == kMixed) continue;
+      // The share of this status among the failures without the value, Laplace-smoothed over
+      // the failure statuses seen so far: 1 in a space that fails one way only, where the status
+      // says nothing (the test above, with a stricter bound).
+      const double others = static_cast<double>(failures) - f1[v];
+      const double same = static_cast<double>(failures_of[s] - counts[v][s]);
+      const double seen = static_cast<double>(
+          std::count_if(failures_of.begin(), failures_of.end(), [](std::size_t k) { return k > 0; }));
+      const double share = std::min(1.0, (same + 1.0) / (others + seen));
+      log_status_chance[v] += std::log(chance * share);
+      if (log_status_chance[v] <= log_bound - std::log(seen)) passed[v] = 1;
     }
   }
   for (std::size_t p = 0; p < d; ++p)

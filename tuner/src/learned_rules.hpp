@@ -15,6 +15,13 @@
 //      test is run after each of the value's failures, in evaluation
 //      order, with the counts of that moment; once passed, the rule stands until an evaluation
 //      with the value succeeds (so it does not come and go as the failure rate elsewhere moves).
+//      The status test: while every failure with the value has one status S, the value also
+//      passes when the product of p_i x share_i is at most alpha / (values x statuses seen),
+//      share_i being S's share among the failures without the value (Laplace-smoothed over the
+//      failure statuses seen so far). In a space that fails one way only the share is 1 and the
+//      test is the one above with a stricter bound; where failures are common but of several
+//      kinds (the host failure space: VEC=3 always compile_error among crashes and wrong
+//      results), it needs far fewer failures of the value.
 //  (b) MonotoneRule: failures of one status are monotone in one parameter given the others.
 //      Learned from groups of observations that differ only in that parameter (a "group"): a
 //      group supports "fails for larger TILE" when all its failures of that status lie above
@@ -58,6 +65,7 @@ struct RuleOptions {
   std::size_t min_groups = 2;             // (b) groups behind a monotone rule
   std::size_t min_invariance_groups = 3;  // (b) groups behind an invariance
   double alpha = 0.01;                    // significance of a rule, before correction
+  bool status_test = true;                // (a) the status test (false: the value rules before session 10)
 };
 
 /// For each parameter p, the observations grouped by their configuration with p left out.

@@ -53,7 +53,9 @@
 // the operator has another; a number in (0, 1], 1 leaves none out), max_failure_probability_local
 // (0.8: the same for `local`'s steps from the elites), alignment (true: the surrogate's
 // power-of-two alignment features and the start's aligned values, make_alignment_features();
-// false: indices only, the search before session 7).
+// false: indices only, the search before session 7), status_test (true: the knowledge base's
+// value rules also test a value's failure status, learned_rules.hpp (a); false: the value rules
+// before session 10).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
 // observes nothing, so no candidate is filtered as known infeasible, none is ranked down by
@@ -98,7 +100,8 @@ constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 // Every option the strategy reads (docs/search-method.md, Options); any other key is an error.
 constexpr const char* kOptions[] = {
     "initial", "batch", "candidates", "explore_candidates", "niches", "niche_radius", "trees",
-    "knowledge_base", "max_failure_probability", "max_failure_probability_local", "alignment"};
+    "knowledge_base", "max_failure_probability", "max_failure_probability_local", "alignment",
+    "status_test"};
 
 struct Scored {
   Config config;
@@ -111,7 +114,7 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 class AdaExploreStrategy : public Strategy {
  public:
   AdaExploreStrategy(const Space& space, const StrategyOptions& options)
-      : space_(space), sampler_(space, options.seed), kb_(space), rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
+      : space_(space), sampler_(space, options.seed), kb_(space, knowledge_base_options(options.options)), rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
         use_kb_(bool_option(options.options, "knowledge_base", true)), arms_(operator_arms(use_kb_)),
         bandit_(operator_names(arms_)), budget_(options.budget) {
     const auto& o = options.options;
@@ -203,7 +206,13 @@ class AdaExploreStrategy : public Strategy {
     return better;
   }
 
-  // A boolean option (knowledge_base, alignment): `fallback` unless given.
+  static KnowledgeBaseOptions knowledge_base_options(const nlohmann::json& o) {
+    KnowledgeBaseOptions k;
+    k.rules.status_test = bool_option(o, "status_test", true);
+    return k;
+  }
+
+  // A boolean option (knowledge_base, alignment, status_test): `fallback` unless given.
   static bool bool_option(const nlohmann::json& o, const std::string& key, bool fallback) {
     if (!o.contains(key)) return fallback;
     if (!o[key].is_boolean())
