@@ -278,6 +278,64 @@ TEST(ReplayCommand, RefusesBadArguments) {
             std::string::npos);
 }
 
+// --warm-start: the best successful configurations of another replay's trace that are
+// configurations of this space (and satisfy its constraints) are evaluated first, best first.
+TEST(ReplayCommand, WarmStartEvaluatesTheSourcesBestConfigurationsFirst) {
+  const auto source = temp_dir() / "source_trace.json";
+  std::ofstream(source) << json{
+      {"evaluations",
+       {{{"config", {{"a", 6}, {"b", 2}}}, {"status", "ok"}, {"objective", 5.0}},
+        {{"config", {{"a", 9}, {"b", 1}}}, {"status", "ok"}, {"objective", 0.5}},  // a=9: not in this space
+        {{"config", {{"a", 4}, {"b", 4}}}, {"status", "ok"}, {"objective", 3.0}},
+        {{"config", {{"a", 6}, {"b", 6}}}, {"status", "compile_error"}, {"objective", nullptr}},
+        {{"config", {{"a", 5}, {"b", 3}}}, {"status", "ok"}, {"objective", 2.0}}}}}
+                                  .dump();
+  const auto out = temp_dir() / "warm_trace.json";
+  auto run = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"--cache", synthetic_cache().string(), "--strategy", "random", "--budget",
+                                     "10", "--seed", "3", "--warm-start", source.string(), "--warm-start-count",
+                                     "2", "--json", out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto [rc, text] = run_replay_command(args);
+    EXPECT_EQ(rc, kExitOk) << text;
+    json trace;
+    std::ifstream(out) >> trace;
+    return trace;
+  };
+  json trace = run({});
+  ASSERT_EQ(trace["evaluations"].size(), 10u);
+  EXPECT_EQ(trace["evaluations"][0]["config"], json({{"a", 5}, {"b", 3}}));
+  EXPECT_EQ(trace["evaluations"][1]["config"], json({{"a", 4}, {"b", 4}}));
+  EXPECT_EQ(trace["warm_start"]["configs"], 2);
+  EXPECT_EQ(trace["warm_start"]["file"], source.string());
+  EXPECT_DOUBLE_EQ(trace["ratio"].get<double>(), 1.0);  // (5,3) is this space's optimum (1 ms here)
+  // A constraint of this space leaves (5,3) out: the next best, (4,4) and (6,2), are taken.
+  trace = run({"--constraint", "a != 5"});
+  EXPECT_EQ(trace["evaluations"][0]["config"], json({{"a", 4}, {"b", 4}}));
+  EXPECT_EQ(trace["evaluations"][1]["config"], json({{"a", 6}, {"b", 2}}));
+}
+
+TEST(ReplayCommand, WarmStartRefusesWhatIsNotOneReplaysTrace) {
+  const std::string cache = synthetic_cache().string();
+  auto message = [&](const std::string& content) {
+    const auto source = temp_dir() / "bad_source.json";
+    std::ofstream(source) << content;
+    try {
+      run_replay_command({"--cache", cache, "--strategy", "random", "--budget", "3", "--warm-start", source.string()});
+    } catch (const std::exception& e) {
+      testing::internal::GetCapturedStdout();
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(R"({"runs": []})").find("not the trace of one replay"), std::string::npos);
+  EXPECT_NE(message("{").find("not valid JSON"), std::string::npos);
+  const std::string no_objective = message(R"({"evaluations": [{"config": {"a": 5, "b": 3}, "status": "ok"}]})");
+  EXPECT_NE(no_objective.find("bad_source.json: evaluation 1 succeeded but has no numeric"), std::string::npos)
+      << no_objective;
+  EXPECT_NE(message(R"({"evaluations": [{"status": "ok"}]})").find("evaluation 1 has no"), std::string::npos);
+}
+
 // ---------------------------------------------------------------- results files (--results)
 
 // A tuning spec over a, b in 1..6 with a*b <= 24 (32 valid configurations), with the template and

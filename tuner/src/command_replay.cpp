@@ -12,6 +12,11 @@
 // kernel_tuner_cache or adaexplore_results), constraints and an "evaluations" array
 // (every evaluation in order: "config", "status", "objective" in ms or null, "message" for
 // failures); with R > 1, {"runs": [one such object per seed]}.
+// --warm-start TRACE: such a trace (one run) of the same kernel on another recorded space (another
+// GPU); its --warm-start-count best successful configurations that are configurations of this
+// space are evaluated first, as `tune --database --warm-start` does with a database's other keys.
+// Each JSON line and trace then carries "warm_start": {"file", "configs"}.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -28,9 +33,9 @@ namespace {
 using nlohmann::json;
 
 struct ReplayArgs {
-  std::string cache, results, spec, json_out, strategy, strategy_options = "{}";
+  std::string cache, results, spec, json_out, strategy, strategy_options = "{}", warm_start;
   std::vector<std::string> constraints;
-  std::size_t budget = 0, repeat = 1;
+  std::size_t budget = 0, repeat = 1, warm_start_count = 4;
   std::uint64_t seed = 1;
   json options = json::object();  // --strategy-options, parsed
 };
@@ -81,6 +86,59 @@ void check_strategy(const std::string& name) {
 
 json number_or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
+// --warm-start: the `count` best successful configurations of a replay trace (`--json` of one
+// run) that are configurations of `space` and satisfy its constraints, best first. Evaluations
+// whose parameters or values this space lacks are skipped (the log says how many).
+std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("--warm-start " + path + ": cannot be read");
+  json trace;
+  try {
+    trace = json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::invalid_argument("--warm-start " + path + ": not valid JSON: " + e.what());
+  }
+  if (!trace.is_object() || !trace.contains("evaluations") || !trace["evaluations"].is_array())
+    throw std::invalid_argument("--warm-start " + path +
+                                ": not the trace of one replay (a JSON object with an \"evaluations\" "
+                                "array, as `replay --json` writes without --repeat)");
+  std::vector<std::pair<double, Config>> ranked;
+  std::size_t foreign = 0, index = 0;
+  for (const auto& e : trace["evaluations"]) {
+    ++index;
+    if (!e.is_object() || !e.contains("config") || !e["config"].is_object() || !e.contains("status") ||
+        !e["status"].is_string())
+      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) +
+                                  " has no \"config\" object or \"status\" string");
+    if (!is_success(status_from_string(e["status"].get<std::string>()))) continue;
+    if (!e.contains("objective") || !e["objective"].is_number())
+      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) +
+                                  " succeeded but has no numeric \"objective\" (ms)");
+    std::vector<std::pair<std::string, std::string>> assignment;
+    for (const auto& [name, value] : e["config"].items())
+      assignment.emplace_back(name, value.is_string() ? value.get<std::string>()
+                                                      : Value::from_number(value.get<double>()).text);
+    try {
+      const Config c = space.config_from_texts(assignment);
+      if (space.satisfies(c)) ranked.emplace_back(e["objective"].get<double>(), c);
+      else ++foreign;
+    } catch (const std::exception&) {
+      ++foreign;  // a parameter or value this space does not have
+    }
+  }
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Config> out;
+  for (const auto& [ms, c] : ranked) {
+    if (out.size() == count) break;
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  std::cerr << "[adaexplore] warm start: " << out.size() << " of the " << ranked.size()
+            << " successful evaluations of " << path << " that are configurations of this space";
+  if (foreign) std::cerr << " (" << foreign << " others are not)";
+  std::cerr << std::endl;
+  return out;
+}
+
 json summary(const TuneReport& r, const ReplayArgs& a, std::uint64_t seed,
              const std::optional<Outcome>& optimum) {
   return {{"seed", seed},
@@ -113,6 +171,7 @@ json trace(const TuneReport& r, const RecordedSpace& cache, const ReplayArgs& a,
   run["device"] = cache.device_name;
   run["constraints"] = a.constraints;
   run["strategy_options"] = a.options;
+  if (run.contains("warm_start")) run["warm_start"]["file"] = a.warm_start;
   json evaluations = json::array();
   for (const auto& o : r.outcomes) {
     json e = {{"config", config_json(o.config, cache.space)},
@@ -206,12 +265,15 @@ int run_replay(ReplayArgs a) {
   ReplayBackend backend(cache);
   describe_space(cache, backend);
   const auto& optimum = backend.optimum();
+  const std::vector<Config> warm =
+      a.warm_start.empty() ? std::vector<Config>{} : warm_start_configs(a.warm_start, a.warm_start_count, cache.space);
   std::vector<TuneReport> reports;
   json traces = json::array();
   for (std::size_t i = 0; i < a.repeat; ++i) {
     const std::uint64_t seed = a.seed + i;
-    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed));
+    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm));
     json line = summary(reports.back(), a, seed, optimum);
+    if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size()}};
     std::cout << line.dump() << "\n";
     if (!a.json_out.empty()) traces.push_back(trace(reports.back(), cache, a, std::move(line)));
     reports.back().outcomes.clear();  // only best and counts are needed from here on
@@ -269,6 +331,14 @@ Command register_replay_command(CLI::App& app) {
   sub->add_option("--seed", a->seed, "random seed of the first run (default 1)");
   sub->add_option("--repeat", a->repeat,
                   "runs with seeds S, S+1, ..., S+R-1 on one parsed file (default 1)");
+  sub->add_option("--warm-start", a->warm_start,
+                  "a replay trace (--json of one run, without --repeat) of the same kernel on another "
+                  "recorded space, e.g. another GPU: its best successful configurations that are "
+                  "configurations of this space are evaluated first (budget included), as `tune "
+                  "--database --warm-start` does with other keys")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--warm-start-count", a->warm_start_count,
+                  "with --warm-start: how many of its best configurations (default 4, as tune's --warm-start)");
   sub->add_option("--json", a->json_out,
                   "write the full trace here (JSON: run summary + \"evaluations\"; "
                   "{\"runs\": [...]} with --repeat > 1)");

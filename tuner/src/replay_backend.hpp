@@ -66,9 +66,12 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
 /// One replayed tuning: `strategy` (a registered name, with its JSON `options`) seeded with
 /// `seed`, run through run_tuning with no baseline first and no setup-failure stop, until
 /// `budget` distinct configurations (failures included, as Kernel Tuner's max_fevals) were
-/// evaluated or the space is exhausted. Deterministic: same arguments, same outcomes.
+/// evaluated or the space is exhausted. `warm_start` configurations are evaluated first, before
+/// the strategy's first proposal (TuneOptions::warm_start; the budget counts them). Deterministic:
+/// same arguments, same outcomes.
 TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
-                         const nlohmann::json& options, std::size_t budget, std::uint64_t seed);
+                         const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
+                         const std::vector<Config>& warm_start = {});
 
 /// optimum / best: 1 when the optimum was found, 0 when nothing succeeded (or nothing did in the
 /// file).
