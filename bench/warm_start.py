@@ -152,7 +152,7 @@ def main(argv):
         dm, dse = mean_se([w - c for w, c in zip(per_seed(o["warm"]), per_seed(o["cold"]))])
         summary.append(f"| {b} | {cm:.3f} | {wm:.3f} | {dm:+.3f} ± {dse:.3f} | {hm:.3f} |")
 
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+    commit = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True,
                             text=True).stdout.strip()
     command = "python3 bench/warm_start.py " + shlex.join(argv)
     text = f"""# Warm-start benchmark: a tuning on another GPU as the start
