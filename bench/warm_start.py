@@ -99,6 +99,9 @@ def main(argv):
         kernels.setdefault(f.parent.name, []).append(f)
     files = [f for fs in kernels.values() if len(fs) > 1 for f in fs]
     pairs = [(s, t) for fs in kernels.values() if len(fs) > 1 for s in fs for t in fs if s != t]
+    if not pairs:
+        sys.exit(f"warm_start.py: {SPACES} holds no kernel recorded on two GPUs or more "
+                 "(expected e.g. convolution/RTX_2080_Ti.json.gz and convolution/RTX_3090.json.gz)")
     started = time.time()
 
     def source_trace(f, seed):
@@ -124,13 +127,18 @@ def main(argv):
         warm = {(s, t, b, k): pool.submit(replay, tuner, t, b, k, warm=source_trace(s, k), count=args.count)
                 for s, t in pairs for b in budgets for k in seeds}
         cold = {key: [l["ratio"] for l in j.result()] for key, j in cold.items()}
-        best_of_source = {key: j.result()[0]["ratio"] for key, j in best_of_source.items()}
+        best_of_source = {key: j.result()[0] for key, j in best_of_source.items()}
+        for (s, t), line in best_of_source.items():  # "alone" means no proposal of the search's own
+            if line["warm_start"]["configs"] != args.count:
+                sys.exit(f"warm_start.py: only {line['warm_start']['configs']} of {name(s)}'s best are "
+                         f"configurations of {name(t)}; the column 'source's best alone' would include a search")
+        best_of_source = {key: line["ratio"] for key, line in best_of_source.items()}
         whole = {key: [l["ratio"] for l in j.result()] for key, j in whole.items()}
         warm = {key: j.result()[0]["ratio"] for key, j in warm.items()}
     wall = time.time() - started
 
     rows = []
-    overall = {b: {"cold": [], "warm": [], "whole": [], "diff": []} for b in budgets}
+    overall = {b: {"cold": [], "warm": [], "whole": []} for b in budgets}
     for s, t in pairs:
         for b in budgets:
             c = cold[(t, b)]

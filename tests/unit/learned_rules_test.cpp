@@ -131,6 +131,9 @@ TEST(LearnedRules, AValueThatFailsInMixedWaysGetsNoStatusEvidence) {
     return crowded_oracle(s, c);
   }, 1.0);
   for (const ValueRule& r : l.rules.values()) EXPECT_FALSE(r.parameter == 1u && r.value == 2) << "B = 3";
+  // Positive control: the same failures, all compile errors, make B = 3 a rule.
+  const Learned one_way = learn(space, crowded_oracle, 1.0);
+  EXPECT_EQ(one_way.rules.values().size(), 1u);
 }
 
 TEST(LearnedRules, MonotoneBoundariesInEachParameterOfAProduct) {

@@ -334,6 +334,11 @@ TEST(ReplayCommand, WarmStartRefusesWhatIsNotOneReplaysTrace) {
   EXPECT_NE(no_objective.find("bad_source.json: evaluation 1 succeeded but has no numeric"), std::string::npos)
       << no_objective;
   EXPECT_NE(message(R"({"evaluations": [{"status": "ok"}]})").find("evaluation 1 has no"), std::string::npos);
+  EXPECT_NE(message(R"({"evaluations": [{"config": {"a": 5, "b": 3}, "status": "fine"}]})").find("evaluation 1: "),
+            std::string::npos);
+  EXPECT_NE(message(R"({"evaluations": [{"config": {"a": true, "b": 3}, "status": "ok", "objective": 1}]})")
+                .find("evaluation 1: a is true, not a number or a string"),
+            std::string::npos);
 }
 
 // ---------------------------------------------------------------- results files (--results)

@@ -15,7 +15,8 @@
 // --warm-start TRACE: such a trace (one run) of the same kernel on another recorded space (another
 // GPU); its --warm-start-count best successful configurations that are configurations of this
 // space are evaluated first, as `tune --database --warm-start` does with a database's other keys.
-// Each JSON line and trace then carries "warm_start": {"file", "configs"}.
+// Each JSON line then carries "warm_start": {"configs": the number taken from the trace (the
+// budget may evaluate fewer)}, and the trace also "warm_start"."file".
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -110,14 +111,24 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
         !e["status"].is_string())
       throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) +
                                   " has no \"config\" object or \"status\" string");
-    if (!is_success(status_from_string(e["status"].get<std::string>()))) continue;
+    Status status;
+    try {
+      status = status_from_string(e["status"].get<std::string>());
+    } catch (const std::exception& x) {
+      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) + ": " + x.what());
+    }
+    if (!is_success(status)) continue;
     if (!e.contains("objective") || !e["objective"].is_number())
       throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) +
                                   " succeeded but has no numeric \"objective\" (ms)");
     std::vector<std::pair<std::string, std::string>> assignment;
-    for (const auto& [name, value] : e["config"].items())
+    for (const auto& [name, value] : e["config"].items()) {
+      if (!value.is_string() && !value.is_number())
+        throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) + ": " +
+                                    name + " is " + value.dump() + ", not a number or a string");
       assignment.emplace_back(name, value.is_string() ? value.get<std::string>()
                                                       : Value::from_number(value.get<double>()).text);
+    }
     try {
       const Config c = space.config_from_texts(assignment);
       if (space.satisfies(c)) ranked.emplace_back(e["objective"].get<double>(), c);
@@ -136,6 +147,11 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
             << " successful evaluations of " << path << " that are configurations of this space";
   if (foreign) std::cerr << " (" << foreign << " others are not)";
   std::cerr << std::endl;
+  if (out.empty())
+    std::cerr << "[adaexplore] warning: --warm-start " << path
+              << ": no successful evaluation in it is a configuration of this space; is it a trace of the "
+                 "same kernel?"
+              << std::endl;
   return out;
 }
 
@@ -331,14 +347,15 @@ Command register_replay_command(CLI::App& app) {
   sub->add_option("--seed", a->seed, "random seed of the first run (default 1)");
   sub->add_option("--repeat", a->repeat,
                   "runs with seeds S, S+1, ..., S+R-1 on one parsed file (default 1)");
-  sub->add_option("--warm-start", a->warm_start,
+  auto* warm = sub->add_option("--warm-start", a->warm_start,
                   "a replay trace (--json of one run, without --repeat) of the same kernel on another "
                   "recorded space, e.g. another GPU: its best successful configurations that are "
                   "configurations of this space are evaluated first (budget included), as `tune "
                   "--database --warm-start` does with other keys")
       ->check(CLI::ExistingFile);
   sub->add_option("--warm-start-count", a->warm_start_count,
-                  "with --warm-start: how many of its best configurations (default 4, as tune's --warm-start)");
+                  "with --warm-start: how many of its best configurations (default 4, as tune's --warm-start)")
+      ->needs(warm);
   sub->add_option("--json", a->json_out,
                   "write the full trace here (JSON: run summary + \"evaluations\"; "
                   "{\"runs\": [...]} with --repeat > 1)");

@@ -169,7 +169,7 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
 // until an evaluation with the value succeeds, so it does not come and go as failures elsewhere
 // move the rates; failures a resource rule accounts for (`explained`) are no evidence either way,
 // so a value rule made of them goes when that resource rule appears. The status test (header,
-// (a)) runs beside it on the same p_i, while the value's failures share one status. A pure
+// (a)) runs beside it, while the value's failures share one status. A pure
 // function of the ordered observations (and of the null model), so a rebuilt knowledge base
 // states the same rules.
 void LearnedRules::learn_values(const Space& space, const std::vector<Observation>& observations,
@@ -229,15 +229,27 @@ void LearnedRules::learn_values(const Space& space, const std::vector<Observatio
       const std::size_t s = status_index(o.status);
       sole_status[v] = sole_status[v] == kStatuses + 1 || sole_status[v] == s ? s : kMixed;
       if (sole_status[v] == kMixed) continue;
-      // The share of this status among the failures without the value, Laplace-smoothed over
-      // the failure statuses seen so far: 1 in a space that fails one way only, where the status
-      // says nothing (the test above, with a stricter bound).
+      // The chance to fail anyway with this status, the largest of: `chance` times the status's
+      // share among the failures without the value (Laplace-smoothed over the failure statuses
+      // seen so far), and for each other parameter q the rate of this status among the
+      // evaluations without v that share its value of q, smoothed toward the null model's P(fail)
+      // times that share (v's failures all have this status, so those with v and u are
+      // f2[v, u]). The second guards, as `chance` does, against a status that another value
+      // explains: one that v was sampled beside and that fails this way. In a space that fails
+      // one way only the share is 1 and this is `chance`: the same test as above.
       const double others = static_cast<double>(failures) - f1[v];
       const double same = static_cast<double>(failures_of[s] - counts[v][s]);
       const double seen = static_cast<double>(
           std::count_if(failures_of.begin(), failures_of.end(), [](std::size_t k) { return k > 0; }));
       const double share = std::min(1.0, (same + 1.0) / (others + seen));
-      log_status_chance[v] += std::log(chance * share);
+      double status_chance = chance * share;
+      for (std::size_t q = 0; q < d; ++q) {
+        if (q == p) continue;
+        const std::size_t u = id[q];
+        const double n = n1[u] - n2[v * ids + u], f = static_cast<double>(counts[u][s]) - f2[v * ids + u];
+        status_chance = std::max(status_chance, (f + 2.0 * prior * share) / (n + 2.0));
+      }
+      log_status_chance[v] += std::log(status_chance);
       if (log_status_chance[v] <= log_bound - std::log(seen)) passed[v] = 1;
     }
   }

@@ -16,12 +16,17 @@
 //      order, with the counts of that moment; once passed, the rule stands until an evaluation
 //      with the value succeeds (so it does not come and go as the failure rate elsewhere moves).
 //      The status test: while every failure with the value has one status S, the value also
-//      passes when the product of p_i x share_i is at most alpha / (values x statuses seen),
-//      share_i being S's share among the failures without the value (Laplace-smoothed over the
-//      failure statuses seen so far). In a space that fails one way only the share is 1 and the
-//      test is the one above with a stricter bound; where failures are common but of several
-//      kinds (the host failure space: VEC=3 always compile_error among crashes and wrong
-//      results), it needs far fewer failures of the value.
+//      passes when the product over its failures of their chance to fail anyway *with S*, s_i,
+//      is at most alpha / (values x failure statuses seen): the union over the statuses the
+//      value could have failed with. s_i is the largest of p_i times S's share among the
+//      failures without the value (Laplace-smoothed over the statuses seen) and, for each other
+//      parameter, the rate of S among the evaluations without the value that share its value of
+//      that parameter (so a status another value explains counts for little). In a space that
+//      fails one way only s_i = p_i and the test is the one above; where failures are common but
+//      of several kinds (the host failure space: VEC=3 always compile_error among crashes and
+//      wrong results) it needs far fewer failures of the value. Either test states the rule, so
+//      a value's chance to become a rule by accident is at most 2 x alpha / values (a union
+//      bound over the two).
 //  (b) MonotoneRule: failures of one status are monotone in one parameter given the others.
 //      Learned from groups of observations that differ only in that parameter (a "group"): a
 //      group supports "fails for larger TILE" when all its failures of that status lie above
