@@ -114,7 +114,10 @@ double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 class AdaExploreStrategy : public Strategy {
  public:
   AdaExploreStrategy(const Space& space, const StrategyOptions& options)
-      : space_(space), sampler_(space, options.seed), kb_(space, knowledge_base_options(options.options)), rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
+      : space_(space),
+        sampler_(space, options.seed),
+        kb_(space, knowledge_base_options(options.options)),
+        rng_(options.seed * 0x9E3779B97F4A7C15ull + 1),
         use_kb_(bool_option(options.options, "knowledge_base", true)), arms_(operator_arms(use_kb_)),
         bandit_(operator_names(arms_)), budget_(options.budget) {
     const auto& o = options.options;
