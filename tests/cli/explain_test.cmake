@@ -4,7 +4,9 @@
 # per-run values_ms, half are in the older form without them).
 #   cmake -DTUNER=<adaexplore-tuner> -DDATA=<tests/data/explain> -DWORK=<scratch folder> -P explain_test.cmake
 # Checks the printed learned rules with their evaluation counts, the --json form, and that a results
-# file of another space is refused naming the file and line.
+# file of another space is refused naming the file and line. (Since session 10 TILE=128 is a value
+# rule: its 4 failures are all resource_limit among compile errors too, learned_rules.hpp (a), the
+# status test; the decision tree then learns from the evaluations no hard rule explains.)
 foreach(var TUNER DATA WORK)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "explain_test.cmake: -D${var}=... is required")
@@ -27,8 +29,9 @@ endif()
 foreach(line
     "^tile_scale \\([^\n]*results\\.jsonl\\):\n"
     "\n  knowledge base: 24 evaluations \\(ok 9, slow 4, compile_error 3, resource_limit 8\\)\n"
+    "\n  hard: TILE=128 always fails: 4 of 4 evaluations resource_limit, no success\n"
     "\n  hard: resource_limit is monotone in TILE: [^\n]* \\(4 groups, 24 evaluations, no contradiction[^\n]*\n"
-    "\n  model: TILE >= 128: 8 of 8 failed \\(resource_limit 8\\)[^\n]*\n"
+    "\n  model: TILE >= 128: 4 of 4 failed \\(resource_limit 4\\)[^\n]*\n"
     "\n  model: logistic regression of failure on parameter values and log2 sizes, 24 evaluations; raising P\\(fail\\) most \\(log-odds weights\\): TILE=128 \\+[^\n]*\n"
     "\n  model: TILE = 8 and UNROLL <= 2: 2 of 2 failed \\(compile_error 2\\)[^\n]*\n"
     "\n  soft: sample less where UNROLL=8: 4 of 4 successes slow[^\n]*\n"
