@@ -291,10 +291,11 @@ TEST(ReplayCommand, WarmStartEvaluatesTheSourcesBestConfigurationsFirst) {
         {{"config", {{"a", 5}, {"b", 3}}}, {"status", "ok"}, {"objective", 2.0}}}}}
                                   .dump();
   const auto out = temp_dir() / "warm_trace.json";
-  auto run = [&](const std::vector<std::string>& extra) {
+  auto run = [&](const std::vector<std::string>& extra, const std::string& budget = "10",
+                 const std::string& count = "2") {
     std::vector<std::string> args = {"--cache", synthetic_cache().string(), "--strategy", "random", "--budget",
-                                     "10", "--seed", "3", "--warm-start", source.string(), "--warm-start-count",
-                                     "2", "--json", out.string()};
+                                     budget, "--seed", "3", "--warm-start", source.string(), "--warm-start-count",
+                                     count, "--json", out.string()};
     args.insert(args.end(), extra.begin(), extra.end());
     const auto [rc, text] = run_replay_command(args);
     EXPECT_EQ(rc, kExitOk) << text;
@@ -313,6 +314,21 @@ TEST(ReplayCommand, WarmStartEvaluatesTheSourcesBestConfigurationsFirst) {
   trace = run({"--constraint", "a != 5"});
   EXPECT_EQ(trace["evaluations"][0]["config"], json({{"a", 4}, {"b", 4}}));
   EXPECT_EQ(trace["evaluations"][1]["config"], json({{"a", 6}, {"b", 2}}));
+  // The budget counts them: a budget of 1 evaluates the best only.
+  trace = run({}, "1");
+  ASSERT_EQ(trace["evaluations"].size(), 1u);
+  EXPECT_EQ(trace["evaluations"][0]["config"], json({{"a", 5}, {"b", 3}}));
+  // A count of 0 is no warm start: the same trace as without --warm-start.
+  trace = run({}, "10", "0");
+  EXPECT_EQ(trace["warm_start"]["configs"], 0);
+  const auto cold_out = temp_dir() / "cold_trace.json";
+  ASSERT_EQ(run_replay_command({"--cache", synthetic_cache().string(), "--strategy", "random", "--budget", "10",
+                                "--seed", "3", "--json", cold_out.string()})
+                .first,
+            kExitOk);
+  json cold;
+  std::ifstream(cold_out) >> cold;
+  EXPECT_EQ(trace["evaluations"], cold["evaluations"]);
 }
 
 TEST(ReplayCommand, WarmStartRefusesWhatIsNotOneReplaysTrace) {

@@ -147,7 +147,7 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
             << " successful evaluations of " << path << " that are configurations of this space";
   if (foreign) std::cerr << " (" << foreign << " others are not)";
   std::cerr << std::endl;
-  if (out.empty())
+  if (ranked.empty())
     std::cerr << "[adaexplore] warning: --warm-start " << path
               << ": no successful evaluation in it is a configuration of this space; is it a trace of the "
                  "same kernel?"
