@@ -121,16 +121,14 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
     if (!e.contains("objective") || !e["objective"].is_number())
       throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) +
                                   " succeeded but has no numeric \"objective\" (ms)");
-    std::vector<std::pair<std::string, std::string>> assignment;
-    for (const auto& [name, value] : e["config"].items()) {
-      if (!value.is_string() && !value.is_number())
-        throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) + ": " +
-                                    name + " is " + value.dump() + ", not a number or a string");
-      assignment.emplace_back(name, value.is_string() ? value.get<std::string>()
-                                                      : Value::from_number(value.get<double>()).text);
+    std::vector<std::pair<std::string, std::string>> texts;
+    try {
+      texts = config_texts(e["config"]);
+    } catch (const std::invalid_argument& x) {
+      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) + ": " + x.what());
     }
     try {
-      const Config c = space.config_from_texts(assignment);
+      const Config c = space.config_from_texts(texts);
       if (space.satisfies(c)) ranked.emplace_back(e["objective"].get<double>(), c);
       else ++foreign;
     } catch (const std::exception&) {

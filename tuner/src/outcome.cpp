@@ -63,12 +63,19 @@ nlohmann::json to_json(const Outcome& o, const Space& space) {
   return j;
 }
 
+std::vector<std::pair<std::string, std::string>> config_texts(const nlohmann::json& config) {
+  std::vector<std::pair<std::string, std::string>> texts;
+  for (const auto& [name, value] : config.items()) {
+    if (!value.is_string() && !value.is_number())
+      throw std::invalid_argument(name + " is " + value.dump() + ", not a number or a string");
+    texts.emplace_back(name, value.is_string() ? value.get<std::string>() : Value::from_number(value.get<double>()).text);
+  }
+  return texts;
+}
+
 Outcome outcome_from_json(const nlohmann::json& j, const Space& space) {
   Outcome o;
-  std::vector<std::pair<std::string, std::string>> assignment;
-  for (const auto& [name, value] : j.at("config").items())
-    assignment.emplace_back(name, value.is_string() ? value.get<std::string>() : Value::from_number(value.get<double>()).text);
-  o.config = space.config_from_texts(assignment);
+  o.config = space.config_from_texts(config_texts(j.at("config")));
   o.label = space.label(o.config);
   o.status = status_from_string(j.at("status").get<std::string>());
   if (j.contains("objective_ms") && j["objective_ms"].is_number()) o.objective = j["objective_ms"].get<double>();

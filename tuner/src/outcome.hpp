@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -78,6 +79,10 @@ struct Outcome {
 nlohmann::json to_json(const Outcome& o, const Space& space);
 /// Reads a record written by to_json; the configuration is rebuilt from the `config` object.
 Outcome outcome_from_json(const nlohmann::json& j, const Space& space);
+/// A configuration object as records and traces write it ({"TILE": 64, "MODE": "fast"}) as the
+/// (name, value text) pairs Space::config_from_texts takes (numbers as Value::from_number writes
+/// them). Throws std::invalid_argument naming a value that is neither a number nor a string.
+std::vector<std::pair<std::string, std::string>> config_texts(const nlohmann::json& config);
 
 /// Keeps the first and last `keep/2` characters of a long diagnostic, marking the cut.
 std::string truncate_middle(const std::string& text, std::size_t keep = 8000);
