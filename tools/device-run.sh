@@ -44,8 +44,9 @@
 #   budget FAILCOMPARE_BUDGET (50), seeds FAILCOMPARE_SEEDS ("1 2"), in three modes, fresh results
 #   each: as configured (knowledge base on, likely failures left out), "weighted" (the options
 #   max_failure_probability and max_failure_probability_local at 1: likely failures only ranked
-#   down, the search before session 6) and "off" (knowledge_base false). Per-status counts of each
-#   in the summary. FAILCOMPARE_MODES ("default weighted off"), FAILCOMPARE_TIME_LIMIT (150 s each,
+#   down, the search before session 6) and "off" (knowledge_base false); "full" is "default" with
+#   every compile worker busy (--in-flight jobs+1, the tuning loop before 2026-12-01; the default
+#   keeps in flight only what keeps the GPU busy). Per-status counts of each in the summary. FAILCOMPARE_MODES ("default weighted off"), FAILCOMPARE_TIME_LIMIT (150 s each,
 #   no new evaluation after). About 6 minutes on an H200 for 2 seeds. Logs and the derived specs
 #   under $OUT/logs/failcompare/.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
@@ -163,10 +164,11 @@ PY
   done
   for seed in ${FAILCOMPARE_SEEDS:-1 2}; do
     for mode in ${FAILCOMPARE_MODES:-default weighted off}; do
-      case $mode in default | weighted | off) ;; *) log "failcompare: unknown mode $mode (default, weighted, off)"; continue ;; esac
+      case $mode in default | weighted | off | full) ;; *) log "failcompare: unknown mode $mode (default, weighted, off, full)"; continue ;; esac
       spec=bench/failure_space/spec.json
-      [ $mode = default ] || spec=bench/failure_space/spec-$mode.json
-      step "failcompare-$mode-s$seed" "$tuner" tune --spec "$spec" --strategy adaexplore --seed "$seed" \
+      depth=()
+      case $mode in default) ;; full) depth=(--in-flight $((jobs + 1))) ;; *) spec=bench/failure_space/spec-$mode.json ;; esac
+      step "failcompare-$mode-s$seed" "$tuner" tune --spec "$spec" --strategy adaexplore --seed "$seed" "${depth[@]}" \
         --budget "${FAILCOMPARE_BUDGET:-50}" --time-limit "${FAILCOMPARE_TIME_LIMIT:-150}" --fresh \
         --results "$cdir/$mode-s$seed.jsonl" --header "$cdir/$mode-s$seed.hpp"
       log "failcompare $mode seed $seed: $(evaluations "$cdir/$mode-s$seed.jsonl") evaluations, by status:"

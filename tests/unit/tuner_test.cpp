@@ -175,6 +175,7 @@ class RecordingStrategy : public Strategy {
   std::vector<Config> propose(std::size_t count) override {
     asked.push_back(count);
     outstanding.push_back(proposed - observed);
+    observed_at.push_back(observed);
     auto out = inner_->propose(count);
     proposed += out.size();
     return out;
@@ -183,13 +184,16 @@ class RecordingStrategy : public Strategy {
     ++observed;
     inner_->observe(o);
   }
-  std::vector<std::size_t> asked, outstanding;  // per request: the count asked, proposals not yet observed
+  std::vector<std::size_t> asked, outstanding, observed_at;  // per request: the count asked, proposals not yet observed, outcomes observed
   std::size_t proposed = 0, observed = 0;
 
  private:
   std::unique_ptr<Strategy> inner_;
 };
 
+// Compile-bound (3 ms compiles, instant measurements): after the first request, 7 with the
+// baseline in flight (until an outcome arrives, 8 at most: those proposals are blind anyway), the
+// depth is every compile slot plus the one measuring.
 TEST(Tuner, TheStrategyIsAskedOnlyForWhatCanStartCompiling) {
   const Space s = space();
   FakeBackend backend(/*parallelism=*/16, std::chrono::milliseconds(3));
@@ -197,14 +201,81 @@ TEST(Tuner, TheStrategyIsAskedOnlyForWhatCanStartCompiling) {
   const TuneReport r = run_tuning(s, kBaseline, backend, strategy, options(50), nullptr);
   ASSERT_EQ(r.outcomes.size(), 50u);
   ASSERT_FALSE(strategy.asked.empty());
-  EXPECT_EQ(strategy.asked.front(), 15u);
+  EXPECT_EQ(strategy.asked.front(), 7u);
   EXPECT_LE(*std::max_element(strategy.asked.begin(), strategy.asked.end()), 16u);
   EXPECT_GT(strategy.asked.size(), 3u) << "asked in few large batches";
   // No proposal waits in a queue: those in flight and those asked for fit the compile slots plus
   // the one being measured.
-  for (std::size_t i = 0; i < strategy.asked.size(); ++i)
+  std::size_t deepest = 0;
+  for (std::size_t i = 0; i < strategy.asked.size(); ++i) {
     EXPECT_LE(strategy.outstanding[i] + strategy.asked[i], 17u) << "request " << i;
+    deepest = std::max(deepest, strategy.outstanding[i] + strategy.asked[i]);
+  }
+  EXPECT_GE(deepest, 15u) << "a compile-bound tuning left compile slots idle";
   EXPECT_EQ(unique_count(backend.prepared()), backend.prepared().size());
+}
+
+// Measurement-bound: compiles of 20 ms and measurements of 20 ms. One compile at a time keeps
+// up with the GPU, so with 16 compile workers the loop keeps only a few configurations in flight
+// (depth(): ceil(1.5 x 20 / 20) + 1 = 3 at these times; at most 8 allowing for a loaded machine),
+// and each proposal is made with all but those few outcomes known. Every compile worker busy
+// would be 17 in flight: proposals 16 outcomes behind, for no more throughput.
+class SlowMeasureBackend : public FakeBackend {
+ public:
+  SlowMeasureBackend(std::chrono::milliseconds prepare, std::chrono::milliseconds measure)
+      : FakeBackend(16, prepare), measure_(measure) {}
+  Outcome measure(Prepared& p) override {
+    std::this_thread::sleep_for(measure_);
+    return FakeBackend::measure(p);
+  }
+
+ private:
+  std::chrono::milliseconds measure_;
+};
+
+TEST(Tuner, KeepsInFlightOnlyWhatKeepsTheGpuBusy) {
+  const Space s = space();
+  SlowMeasureBackend backend(std::chrono::milliseconds(20), std::chrono::milliseconds(20));
+  RecordingStrategy strategy(random_strategy(s));
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, options(40), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 40u);
+  ASSERT_GT(strategy.asked.size(), 4u);
+  EXPECT_EQ(strategy.asked.front(), 7u);  // blind: 8 with the baseline
+  std::size_t deepest = 0, shallowest = 100;
+  for (std::size_t i = 1; i < strategy.asked.size(); ++i) {
+    const std::size_t depth = strategy.outstanding[i] + strategy.asked[i];
+    if (strategy.observed_at[i] < 8) continue;  // the rates settle over the first outcomes
+    deepest = std::max(deepest, depth);
+    shallowest = std::min(shallowest, depth);
+  }
+  EXPECT_LE(deepest, 8u) << "proposals made further behind the outcomes than the GPU needs";
+  EXPECT_GE(shallowest, 2u) << "the compiles no longer run ahead of the GPU";
+  EXPECT_EQ(unique_count(backend.prepared()), backend.prepared().size());
+}
+
+// TuneOptions::in_flight fixes the depth: the strategy is asked again as soon as fewer are in
+// flight, with one compile worker (replay --in-flight) as with several.
+TEST(Tuner, AFixedInFlightWindowProposesOneAsEachIsObserved) {
+  const Space s = space();
+  for (std::size_t workers : {1u, 4u}) {
+    FakeBackend backend(workers);
+    RecordingStrategy strategy(random_strategy(s));
+    TuneOptions o = options(30);
+    o.in_flight = 5;
+    o.evaluate_baseline = false;  // as a replay: every evaluation is the strategy's
+    const TuneReport r = run_tuning(s, kBaseline, backend, strategy, o, nullptr);
+    ASSERT_EQ(r.outcomes.size(), 30u) << workers;
+    ASSERT_GE(strategy.asked.size(), 2u);
+    EXPECT_EQ(strategy.asked.front(), 5u) << workers;
+    for (std::size_t i = 0; i < strategy.asked.size(); ++i)
+      EXPECT_LE(strategy.outstanding[i] + strategy.asked[i], 5u) << workers << ", request " << i;
+    if (workers == 1)  // one outcome at a time: one proposal each, 4 others unobserved
+      for (std::size_t i = 1; i < strategy.asked.size(); ++i) {
+        EXPECT_EQ(strategy.asked[i], 1u) << i;
+        EXPECT_EQ(strategy.outstanding[i], 4u) << i;
+      }
+    EXPECT_EQ(unique_count(backend.prepared()), backend.prepared().size());
+  }
 }
 
 // With TuneOptions::batch the request size is fixed (replays ask for 8 at a time).

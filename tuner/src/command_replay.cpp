@@ -17,6 +17,8 @@
 // space are evaluated first, as `tune --database --warm-start` does with a database's other keys.
 // Each JSON line then carries "warm_start": {"configs": the number taken from the trace (the
 // budget may evaluate fewer)}, and the trace also "warm_start"."file".
+// --in-flight N: proposals as a tuning with N configurations in flight makes them (one more as
+// each is observed; TuneOptions::in_flight); each JSON line then carries "in_flight": N.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -36,7 +38,7 @@ using nlohmann::json;
 struct ReplayArgs {
   std::string cache, results, spec, json_out, strategy, strategy_options = "{}", warm_start;
   std::vector<std::string> constraints;
-  std::size_t budget = 0, repeat = 1, warm_start_count = 4;
+  std::size_t budget = 0, repeat = 1, warm_start_count = 4, in_flight = 0;
   std::uint64_t seed = 1;
   json options = json::object();  // --strategy-options, parsed
 };
@@ -155,7 +157,7 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
 
 json summary(const TuneReport& r, const ReplayArgs& a, std::uint64_t seed,
              const std::optional<Outcome>& optimum) {
-  return {{"seed", seed},
+  json out = {{"seed", seed},
           {"strategy", a.strategy},
           {"budget", a.budget},
           {"evaluated", r.outcomes.size()},
@@ -164,6 +166,8 @@ json summary(const TuneReport& r, const ReplayArgs& a, std::uint64_t seed,
           {"optimum_ms", number_or_null(optimum ? optimum->objective : std::nullopt)},
           {"ratio", optimum_ratio(optimum, r.best)},
           {"counts", r.counts}};
+  if (a.in_flight) out["in_flight"] = a.in_flight;
+  return out;
 }
 
 // The configuration with each value as the file wrote it (32, not 32.0; strings quoted).
@@ -285,7 +289,7 @@ int run_replay(ReplayArgs a) {
   json traces = json::array();
   for (std::size_t i = 0; i < a.repeat; ++i) {
     const std::uint64_t seed = a.seed + i;
-    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm));
+    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm, a.in_flight));
     json line = summary(reports.back(), a, seed, optimum);
     if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size()}};
     std::cout << line.dump() << "\n";
@@ -354,6 +358,12 @@ Command register_replay_command(CLI::App& app) {
   sub->add_option("--warm-start-count", a->warm_start_count,
                   "with --warm-start: how many of its best configurations (default 4, as tune's --warm-start)")
       ->needs(warm);
+  sub->add_option("--in-flight", a->in_flight,
+                  "replay as a tuning that keeps N configurations in flight (compiling or measuring): the "
+                  "strategy is asked for one more each time one is observed, so each proposal is made "
+                  "without the outcomes of N-1 others, as on a machine with N-1 compile workers "
+                  "(default: rounds of 8, each proposed with every earlier outcome known)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   sub->add_option("--json", a->json_out,
                   "write the full trace here (JSON: run summary + \"evaluations\"; "
                   "{\"runs\": [...]} with --repeat > 1)");

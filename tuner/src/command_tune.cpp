@@ -19,7 +19,7 @@ namespace {
 
 struct TuneArgs {
   std::string spec, header, results, database, strategy, arch;
-  std::size_t budget = 0, jobs = 0, warm_start = 4, confirm_rounds = 3;
+  std::size_t budget = 0, jobs = 0, warm_start = 4, confirm_rounds = 3, in_flight = 0;
   double confirm_margin = 0.03;
   std::uint64_t seed = 0;
   bool seed_given = false;
@@ -208,6 +208,7 @@ int run_tune(const TuneArgs& a) {
   options.time_limit_s = spec.budget_seconds;
   options.progress = a.quiet ? nullptr : &std::cout;
   options.warnings = &std::cerr;  // the same-timing gate, as it fires
+  options.in_flight = a.in_flight;
   if (database) options.warm_start = database_warm_start(a, spec, header, existing.outcomes);
   TuneReport report;
   try {
@@ -308,6 +309,12 @@ Command register_tune_command(CLI::App& app) {
   sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)");
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
   sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");
+  sub->add_option("--in-flight", a->in_flight,
+                  "configurations in flight at most (compiling, compiled and waiting, measuring); each "
+                  "proposal is made without the outcomes of those. Default: as many as keep the GPU busy, "
+                  "from the measured mean compile and measurement times (8 until the first outcome; at "
+                  "most jobs + 1); jobs + 1 fills every compile slot, the loop before 2026-12-01")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   sub->add_option("--device", a->devices,
                   "cuda: CUDA device index to tune on (default 0), recorded in the results with the GPU's UUID and "
                   "PCI bus id; not part of the key: GPUs of one model share results, other models never. Several "

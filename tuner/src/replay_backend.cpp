@@ -164,7 +164,7 @@ std::optional<Outcome> ReplayBackend::check_statically(const Config& config) con
 
 TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
                          const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
-                         const std::vector<Config>& warm_start) {
+                         const std::vector<Config>& warm_start, std::size_t in_flight) {
   const Space& space = backend.cache().space;
   StrategyOptions so;
   so.seed = seed;
@@ -178,6 +178,7 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
   to.evaluate_baseline = false;  // replay has no baseline: every evaluation is the strategy's
   to.setup_failure_window = std::numeric_limits<std::size_t>::max();  // recorded failures are data
   to.batch = 8;  // proposals per round, as the tuning loop asked for before session 6 (benchmarks comparable)
+  to.in_flight = in_flight;  // 0: rounds of `batch`
   to.warm_start = warm_start;
   return run_tuning(space, Config{}, backend, *search, to, nullptr);
 }

@@ -67,11 +67,14 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
 /// `seed`, run through run_tuning with no baseline first and no setup-failure stop, until
 /// `budget` distinct configurations (failures included, as Kernel Tuner's max_fevals) were
 /// evaluated or the space is exhausted. `warm_start` configurations are evaluated first, before
-/// the strategy's first proposal (TuneOptions::warm_start; the budget counts them). Deterministic:
-/// same arguments, same outcomes.
+/// the strategy's first proposal (TuneOptions::warm_start; the budget counts them). Proposals
+/// come in rounds of 8, each made with every earlier outcome known; `in_flight` N > 0 replays a
+/// tuning that keeps N configurations in flight instead (TuneOptions::in_flight: each proposal
+/// without the outcomes of N - 1 others, as a real tuning's compile workers make them).
+/// Deterministic: same arguments, same outcomes.
 TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
                          const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
-                         const std::vector<Config>& warm_start = {});
+                         const std::vector<Config>& warm_start = {}, std::size_t in_flight = 0);
 
 /// optimum / best: 1 when the optimum was found, 0 when nothing succeeded (or nothing did in the
 /// file).

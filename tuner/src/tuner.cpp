@@ -1,6 +1,8 @@
 #include "tuner.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -125,10 +127,13 @@ class Loop {
   // it is asked only when nothing is in flight, i.e. batch by batch as before. The proposals are
   // then made without the outcomes of the configurations still in flight, which are never
   // proposed twice. To keep that lag short, the strategy is asked (TuneOptions::batch unset) for
-  // only as many as can start compiling now, the free compile slots, none to wait in the queue.
+  // only as many as can start compiling now, the free compile slots, none to wait in the queue,
+  // and (TuneOptions::in_flight unset) no more than keep the GPU busy: depth().
   // (With max(8, 2 x parallelism) a 16-core machine proposed 32 at a time: at budget 50 the first
   // 32 evaluations of the failure space were the same with the knowledge base on and off,
-  // docs/results/2026-11-30-h200-session6.)
+  // docs/results/2026-11-30-h200-session6. With every compile slot filled, 16 at a time, the
+  // measurements were the bottleneck and the reduction of failures on the H200 was 31-35 %
+  // against the replay's 50 %, docs/results/2026-12-01-h200-session10.)
   std::size_t ahead() const { return std::max<std::size_t>(1, backend_.parallelism()); }
   std::size_t free_slots() const { return pending_.size() >= ahead() ? 0 : ahead() - pending_.size(); }
   // Measuring workers (Backend::measure_slots: one per GPU). With more than one, configurations
@@ -149,12 +154,59 @@ class Loop {
   // in_flight_ holds every configuration proposed and not yet recorded or dropped: queued,
   // compiling, measuring; none is proposed twice, and the budget counts them.
   void refill() {
-    if (!queue_.empty()) return;
-    const std::size_t start = free_slots();
-    if (start == 0) return;
     const std::size_t flight = in_flight_.size();
     if (remaining() <= flight) return;
-    enqueue(strategy_.propose(std::min(remaining() - flight, options_.batch ? options_.batch : start)));
+    std::size_t want = 0;
+    if (options_.in_flight) {  // a fixed window: proposals as soon as fewer are in flight
+      if (flight >= options_.in_flight) return;
+      want = options_.in_flight - flight;
+    } else {
+      if (!queue_.empty()) return;
+      const std::size_t start = free_slots();
+      if (start == 0) return;
+      if (options_.batch) {
+        want = options_.batch;
+      } else {
+        const std::size_t most = depth();
+        if (flight >= most) return;
+        want = std::min(start, most - flight);
+      }
+    }
+    enqueue(strategy_.propose(std::min(remaining() - flight, want)));
+  }
+
+  // TuneOptions::in_flight unset, batch unset: the configurations in flight at most (queued,
+  // compiling, compiled and waiting, measuring), so that each proposal is made without as few
+  // outcomes as keep the measuring workers busy. A compile slot fills a measuring worker's
+  // demand when compiles finish as fast as measurements: c compiles at once, each taking Tp
+  // (mean wall ms of the recent prepares), supply c / Tp configurations per ms; s workers
+  // measuring for Tm each (mean ms, 0 for a configuration that failed before measuring) take
+  // s / Tm. So c = ceil(kDepthMargin x s x Tp / Tm), plus the s measuring: in [s + 1,
+  // parallelism() + s]. On the H200 machine the transpose failure space compiles in 3.8 s
+  // (median, 16 at once) and measures in 1.2 s, so 7 are in flight instead of 16; a
+  // compile-bound tuning (a host backend, fast kernels, few cores) keeps every compile slot busy
+  // as before. Until the first fresh outcome, kBlindDepth: those proposals are made without any
+  // outcome (adaexplore's space-filling start is 8).
+  static constexpr std::size_t kBlindDepth = 8;
+  static constexpr double kDepthMargin = 1.5;  // compile times vary (3.8 s median, 8 s at most)
+  static constexpr std::size_t kRateWindow = 32;  // recent evaluations the rates are taken over
+  std::size_t depth() const {
+    const std::size_t s = slots(), most = ahead() + s, least = std::min(most, s + 1);
+    if (rates_.empty()) return std::clamp(kBlindDepth, least, most);
+    double prepare_ms = 0, measure_ms = 0;
+    for (const auto& [p, m] : rates_) {
+      prepare_ms += p;
+      measure_ms += m;
+    }
+    if (measure_ms <= 0) return most;  // nothing measured: every compile slot may work
+    const double c = std::ceil(kDepthMargin * static_cast<double>(s) * prepare_ms / measure_ms);
+    if (!(c < static_cast<double>(most))) return most;
+    return std::clamp(static_cast<std::size_t>(c) + s, least, most);
+  }
+  // A fresh evaluation's wall times for depth(): its prepare (compile) and its measurement.
+  void note_rates(double prepare_ms, double measure_ms) {
+    rates_.emplace_back(prepare_ms, measure_ms);
+    if (rates_.size() > kRateWindow) rates_.pop_front();
   }
 
   // Proposals into free compile slots: the queue's first, then (its being empty) new proposals.
@@ -169,7 +221,11 @@ class Loop {
     while (free_slots() > 0 && !queue_.empty() && !over_time()) {
       const Config c = queue_.front();
       queue_.pop_front();
-      pending_.push_back(std::async(std::launch::async, [this, c] { return backend_.prepare(c); }));
+      pending_.push_back(std::async(std::launch::async, [this, c] {
+        const auto t0 = Clock::now();
+        Prepared p = backend_.prepare(c);
+        return Ready{std::move(p), 1000.0 * seconds_since(t0)};
+      }));
     }
   }
 
@@ -196,7 +252,9 @@ class Loop {
 
   void measure_next() {
     const std::size_t next = next_ready();
-    Prepared p = pending_[next].get();
+    Ready ready = pending_[next].get();
+    Prepared p = std::move(ready.prepared);
+    const double prepare_ms = ready.prepare_ms;
     pending_.erase(pending_.begin() + static_cast<long>(next));
     if (ahead() > 1) feed();  // the freed compile slot starts the next one while this one is measured
     // Past the time limit, nothing more starts. Another process sharing the results file measured
@@ -205,7 +263,10 @@ class Loop {
     if (!concurrent()) {
       finish_measuring();
       const Config config = p.config;
+      const bool measured = !p.failure;
+      const auto t0 = Clock::now();
       Outcome o = evaluate_prepared(backend_, std::move(p), space_);
+      note_rates(prepare_ms, measured ? 1000.0 * seconds_since(t0) : 0.0);
       in_flight_.erase(config);
       classify_slow(o);
       record(o, /*fresh=*/true);
@@ -218,15 +279,20 @@ class Loop {
     if (slot_busy_.size() <= slot) slot_busy_.resize(slot + 1, false);
     slot_busy_[slot] = true;
     const Config config = p.config;
-    measuring_.push_back({config, slot, std::async(std::launch::async, [this, p = std::move(p), slot]() mutable {
-                            return evaluate_prepared(backend_, std::move(p), space_, slot);
+    measuring_.push_back({config, slot, prepare_ms, std::async(std::launch::async, [this, p = std::move(p), slot]() mutable {
+                            const bool measured = !p.failure;
+                            const auto t0 = Clock::now();
+                            Outcome o = evaluate_prepared(backend_, std::move(p), space_, slot);
+                            return Measured{std::move(o), measured ? 1000.0 * seconds_since(t0) : 0.0};
                           })});
   }
 
   void finish_oldest() {
     Measuring m = std::move(measuring_.front());
     measuring_.pop_front();
-    Outcome o = m.outcome.get();
+    Measured measured = m.outcome.get();
+    Outcome o = std::move(measured.outcome);
+    note_rates(m.prepare_ms, measured.measure_ms);
     slot_busy_[m.slot] = false;
     in_flight_.erase(m.config);
     classify_slow(o);
@@ -240,7 +306,7 @@ class Loop {
 
   // Waits for the compiles still running (budget or time limit reached); nothing more is measured.
   void drain() {
-    for (auto& f : pending_) drop(f.get());
+    for (auto& f : pending_) drop(f.get().prepared);
     pending_.clear();
     queue_.clear();
     in_flight_.clear();
@@ -359,16 +425,26 @@ class Loop {
   bool adopt_arrivals_ = true;  // record() adopts the baseline's outcome (see run())
   std::vector<Outcome> fresh_;   // the outcomes evaluated by this tuning, in order
   bool same_timing_warned_ = false;
+  struct Measured {
+    Outcome outcome;
+    double measure_ms;  // wall; 0 when it failed before measuring
+  };
   struct Measuring {
     Config config;
     std::size_t slot;
-    std::future<Outcome> outcome;
+    double prepare_ms;
+    std::future<Measured> outcome;
   };
   std::deque<Measuring> measuring_;  // on the measuring workers, in start order (concurrent() only)
   std::vector<bool> slot_busy_;
   bool baseline_pending_ = false;    // the baseline is queued and not yet recorded
   std::deque<Config> queue_;                          // proposed, not yet compiling
-  std::deque<std::future<Prepared>> pending_;         // compiling, in measurement order
+  struct Ready {
+    Prepared prepared;
+    double prepare_ms;  // wall
+  };
+  std::deque<std::future<Ready>> pending_;            // compiling, in measurement order
+  std::deque<std::pair<double, double>> rates_;       // note_rates(): (prepare ms, measure ms), the last kRateWindow
   std::unordered_set<Config, ConfigHash> in_flight_;  // in queue_ or pending_
 };
 

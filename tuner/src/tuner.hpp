@@ -31,6 +31,12 @@ struct TuneOptions {
   bool evaluate_baseline = true;  // false: no baseline evaluation first (replay benchmarks)
   double time_limit_s = 0;        // wall-clock limit for new evaluations; 0 = none
   std::size_t batch = 0;          // proposals per round; 0 = as many as can start compiling now (tuner.cpp)
+  /// Configurations in flight at most (proposed and not yet observed: queued, compiling, waiting,
+  /// measuring); the strategy is asked again as soon as fewer are, so each proposal is made
+  /// without the outcomes of at most in_flight - 1 others. Overrides `batch`. 0 = automatic: as
+  /// many as keep the measuring workers busy, from the measured compile and measurement times
+  /// (tuner.cpp, depth()); with one compile worker (replays), `batch` at a time.
+  std::size_t in_flight = 0;
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
   std::ostream* progress = nullptr;      // when set, one line per `batch` outcomes (0: max(8, 2 x parallelism))
   /// Each TuneReport::warnings entry as it arises, one line "[adaexplore] <kernel>: warning: ...".
