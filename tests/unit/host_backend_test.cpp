@@ -495,5 +495,39 @@ TEST_P(HostBackendTest, TuneCommandWritesResultsAndHeader) {
   EXPECT_NE(statuses.find("wrong_result"), std::string::npos) << statuses;
 }
 
+// The tuning says how many configurations it kept in flight and from which times: with 2 compile
+// workers, automatically (at most every worker plus the one measuring: 3).
+TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {
+  nlohmann::json j = spec_json();
+  j["parameters"][0]["values"] = {0, 1, 2, 3};
+  j["defaults"] = {{"MODE", 0}};
+  j["budget"] = {{"evaluations", 4}};
+  j["strategy"] = "random";
+  j["jobs"] = 2;
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  CLI::App app;
+  register_commands(app);
+  std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string()};
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  app.parse(args);
+  testing::internal::CaptureStdout();
+  const int rc = run_selected_command(app);
+  const std::string out = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc, kExitOk) << out;
+  const auto at = out.find("scale: pipeline: at most ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string line = out.substr(at, out.find('\n', at) - at);
+  const std::size_t depth = std::stoul(line.substr(std::string("scale: pipeline: at most ").size()));
+  EXPECT_GE(depth, 2u) << line;
+  EXPECT_LE(depth, 3u) << line;
+  EXPECT_NE(line.find("2 compile workers"), std::string::npos) << line;
+  // A host compile takes about a second, a run of this benchmark a few tens of ms: compile-bound.
+  EXPECT_NE(line.find("every compile worker busy, since the compiles are the bottleneck at a compile of "),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("a compile of 0.00 s"), std::string::npos) << "no compile time: " << line;
+  EXPECT_NE(line.find("(means over the last 4 new evaluations)"), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace adaexplore

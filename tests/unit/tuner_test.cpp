@@ -250,6 +250,11 @@ TEST(Tuner, KeepsInFlightOnlyWhatKeepsTheGpuBusy) {
   }
   EXPECT_LE(deepest, 8u) << "proposals made further behind the outcomes than the GPU needs";
   EXPECT_GE(shallowest, 2u) << "the compiles no longer run ahead of the GPU";
+  EXPECT_TRUE(r.in_flight_automatic);  // the report's account of it
+  EXPECT_GE(r.in_flight, 2u);
+  EXPECT_LE(r.in_flight, 8u);
+  EXPECT_GE(r.mean_prepare_ms, 15.0);
+  EXPECT_GT(r.mean_measure_ms, 10.0);
   EXPECT_EQ(unique_count(backend.prepared()), backend.prepared().size());
 }
 
@@ -269,6 +274,8 @@ TEST(Tuner, AFixedInFlightWindowProposesOneAsEachIsObserved) {
     EXPECT_EQ(strategy.asked.front(), 5u) << workers;
     for (std::size_t i = 0; i < strategy.asked.size(); ++i)
       EXPECT_LE(strategy.outstanding[i] + strategy.asked[i], 5u) << workers << ", request " << i;
+    EXPECT_EQ(r.in_flight, 5u);
+    EXPECT_FALSE(r.in_flight_automatic);
     if (workers == 1)  // one outcome at a time: one proposal each, 4 others unobserved
       for (std::size_t i = 1; i < strategy.asked.size(); ++i) {
         EXPECT_EQ(strategy.asked[i], 1u) << i;
@@ -288,6 +295,7 @@ TEST(Tuner, AFixedBatchIsAskedForAsGiven) {
   const TuneReport r = run_tuning(s, kBaseline, backend, strategy, o, nullptr);
   ASSERT_EQ(r.outcomes.size(), 41u);
   EXPECT_EQ(strategy.asked, (std::vector<std::size_t>{8, 8, 8, 8, 8}));
+  EXPECT_EQ(r.in_flight, 0u);  // fixed batches: no depth to report
 }
 
 // A slow compile does not hold up the GPU: with 4 compile workers, the configuration prepared

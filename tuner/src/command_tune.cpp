@@ -1,6 +1,7 @@
 // `tune`: run a tuning from a spec, append to the results file (or the tuning database), write
 // the header; `tune --cached`: the header from the database's stored winner, evaluating nothing.
 // `defaults`: write the header of the spec's defaults (no GPU, no tuning), saying why.
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -16,6 +17,24 @@
 
 namespace adaexplore {
 namespace {
+
+// One line on the pipeline depth (TuneReport::in_flight): how many configurations were in flight
+// at most, and why.
+std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
+  char rates[200];
+  std::snprintf(rates, sizeof rates,
+                "a compile of %.2f s and a measurement of %.2f s per configuration (means over the last %zu new "
+                "evaluations)",
+                r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000, r.rate_samples);
+  std::string line = "pipeline: at most " + std::to_string(r.in_flight) +
+                     " configurations in flight (compiling, waiting or measuring; " + std::to_string(jobs) +
+                     " compile workers)";
+  if (!r.in_flight_automatic) return line + " as --in-flight asked; " + rates;
+  if (r.in_flight_every_worker)
+    return line + ": every compile worker busy, since the compiles are the bottleneck at " + rates +
+           "; --in-flight N fixes it";
+  return line + ", enough to keep the measurements busy at " + rates + "; --in-flight N fixes it";
+}
 
 struct TuneArgs {
   std::string spec, header, results, database, strategy, arch;
@@ -223,9 +242,12 @@ int run_tune(const TuneArgs& a) {
             << results_path.string() << std::endl;
   for (const auto& line : failure_alignment(spec.space, report.outcomes))
     std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
-  if (options.progress)  // where the time went (stage_summary.hpp), with the progress lines
+  if (options.progress) {  // where the time went (stage_summary.hpp), with the progress lines
     for (const auto& line : stage_table(report.stages))
       *options.progress << "[adaexplore] " << spec.name << ": " << line << "\n";
+    if (report.in_flight)
+      *options.progress << "[adaexplore] " << spec.name << ": " << pipeline_line(report, backend->parallelism()) << "\n";
+  }
   if (!report.best) {
     std::cerr << "adaexplore-tuner tune: " << spec.name << ": no configuration compiled, ran and verified; "
               << "no header written. Statuses:";

@@ -102,6 +102,7 @@ class Loop {
     report_.counts = count_statuses(report_.outcomes);
     report_.wall_s = seconds_since(start_);
     report_.stages = summarize_stages(fresh_, report_.wall_s);
+    note_depth();
     return report_;
   }
 
@@ -202,6 +203,21 @@ class Loop {
     const double c = std::ceil(kDepthMargin * static_cast<double>(s) * prepare_ms / measure_ms);
     if (!(c < static_cast<double>(most))) return most;
     return std::clamp(static_cast<std::size_t>(c) + s, least, most);
+  }
+  // TuneReport::in_flight and the rates behind it.
+  void note_depth() {
+    report_.rate_samples = rates_.size();
+    for (const auto& [p, m] : rates_) {
+      report_.mean_prepare_ms += p / static_cast<double>(rates_.size());
+      report_.mean_measure_ms += m / static_cast<double>(rates_.size());
+    }
+    if (options_.in_flight) {
+      report_.in_flight = options_.in_flight;
+    } else if (!options_.batch && ahead() > 1) {
+      report_.in_flight = depth();
+      report_.in_flight_automatic = true;
+      report_.in_flight_every_worker = report_.in_flight == ahead() + slots();
+    }
   }
   // A fresh evaluation's wall times for depth(): its prepare (compile) and its measurement.
   void note_rates(double prepare_ms, double measure_ms) {

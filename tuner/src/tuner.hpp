@@ -60,6 +60,15 @@ struct TuneReport {
   /// Implausible results noticed during the tuning, one sentence each: the same-timing gate
   /// (same_timing_warning: at least 8 successful new evaluations whose medians lie within 0.5 %).
   std::vector<std::string> warnings;
+  /// The pipeline depth at the end: configurations in flight at most (TuneOptions::in_flight, or
+  /// the automatic depth from the mean prepare and measurement wall times, ms, of the last 32 new
+  /// evaluations; 0 ms when none) and whether it was automatic. 0 when proposals came in fixed
+  /// batches (TuneOptions::batch, or one compile worker: replays).
+  std::size_t in_flight = 0;
+  bool in_flight_automatic = false;
+  bool in_flight_every_worker = false;  // automatic, and every compile worker busy: compile-bound
+  double mean_prepare_ms = 0, mean_measure_ms = 0;
+  std::size_t rate_samples = 0;  // the new evaluations those means are over (at most 32)
 };
 
 /// Runs a tuning. `previous` are outcomes of an earlier run with the same key: observed by the
