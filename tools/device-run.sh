@@ -168,7 +168,7 @@ PY
       spec=bench/failure_space/spec.json
       depth=()
       case $mode in default) ;; full) depth=(--in-flight $((jobs + 1))) ;; *) spec=bench/failure_space/spec-$mode.json ;; esac
-      step "failcompare-$mode-s$seed" "$tuner" tune --spec "$spec" --strategy adaexplore --seed "$seed" "${depth[@]}" \
+      step "failcompare-$mode-s$seed" "$tuner" tune --spec "$spec" --strategy adaexplore --seed "$seed" ${depth[@]+"${depth[@]}"} \
         --budget "${FAILCOMPARE_BUDGET:-50}" --time-limit "${FAILCOMPARE_TIME_LIMIT:-150}" --fresh \
         --results "$cdir/$mode-s$seed.jsonl" --header "$cdir/$mode-s$seed.hpp"
       log "failcompare $mode seed $seed: $(evaluations "$cdir/$mode-s$seed.jsonl") evaluations, by status:"

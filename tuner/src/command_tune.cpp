@@ -18,8 +18,8 @@
 namespace adaexplore {
 namespace {
 
-// One line on the pipeline depth (TuneReport::in_flight): how many configurations were in flight
-// at most, and why.
+// One line on the pipeline depth (TuneReport::in_flight): the limit on configurations in flight
+// at the end of the tuning, and why.
 std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
   char rates[200];
   std::snprintf(rates, sizeof rates,
@@ -27,9 +27,12 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
                 "evaluations)",
                 r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000, r.rate_samples);
   std::string line = "pipeline: at most " + std::to_string(r.in_flight) +
-                     " configurations in flight (compiling, waiting or measuring; " + std::to_string(jobs) +
-                     " compile workers)";
+                     " configurations in flight at the end (queued, compiling, waiting or measuring; " +
+                     std::to_string(jobs) + " compile workers)";
   if (!r.in_flight_automatic) return line + " as --in-flight asked; " + rates;
+  if (r.mean_measure_ms <= 0)
+    return line + ": every compile worker busy, since none of the last " + std::to_string(r.rate_samples) +
+           " new evaluations reached the measurement; --in-flight N fixes it";
   if (r.in_flight_every_worker)
     return line + ": every compile worker busy, since the compiles are the bottleneck at " + rates +
            "; --in-flight N fixes it";
@@ -332,10 +335,12 @@ Command register_tune_command(CLI::App& app) {
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
   sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");
   sub->add_option("--in-flight", a->in_flight,
-                  "configurations in flight at most (compiling, compiled and waiting, measuring); each "
-                  "proposal is made without the outcomes of those. Default: as many as keep the GPU busy, "
-                  "from the measured mean compile and measurement times (8 until the first outcome; at "
-                  "most jobs + 1); jobs + 1 fills every compile slot, the loop before 2026-12-01")
+                  "configurations in flight at most (queued, compiling, compiled and waiting, measuring); each "
+                  "of the strategy's proposals is made without the outcomes of those (the defaults and a "
+                  "warm start are queued at once regardless). Default: as many as keep the GPUs busy, from "
+                  "the measured mean compile and measurement times (8 until the first outcome; at most "
+                  "jobs + the GPUs measuring); jobs + 1 on one GPU fills every compile slot, the loop "
+                  "before 2026-12-01. Below the GPUs measuring + 1 some GPUs idle")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   sub->add_option("--device", a->devices,
                   "cuda: CUDA device index to tune on (default 0), recorded in the results with the GPU's UUID and "

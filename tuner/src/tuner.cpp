@@ -183,11 +183,13 @@ class Loop {
   // (mean wall ms of the recent prepares), supply c / Tp configurations per ms; s workers
   // measuring for Tm each (mean ms, 0 for a configuration that failed before measuring) take
   // s / Tm. So c = ceil(kDepthMargin x s x Tp / Tm), plus the s measuring: in [s + 1,
-  // parallelism() + s]. On the H200 machine the transpose failure space compiles in 3.8 s
-  // (median, 16 at once) and measures in 1.2 s, so 7 are in flight instead of 16; a
-  // compile-bound tuning (a host backend, fast kernels, few cores) keeps every compile slot busy
-  // as before. Until the first fresh outcome, kBlindDepth: those proposals are made without any
-  // outcome (adaexplore's space-filling start is 8).
+  // parallelism() + s]. On the H200 machine the transpose failure space compiles in 3.7 s
+  // (mean) and measures in 1.16 s, so ceil(1.5 x 3.7 / 1.16) + 1 = 6 are in flight instead of 17
+  // (docs/results/2026-12-01-h200-session11); a compile-bound tuning (a host backend, fast
+  // kernels, few cores) keeps every compile slot busy as before. Until the first fresh outcome,
+  // kBlindDepth: those proposals are made without any outcome (adaexplore's space-filling start
+  // is 8). The limit gates the strategy's proposals: the defaults and the warm start
+  // (TuneOptions::warm_start) are queued at the start regardless and count as in flight.
   static constexpr std::size_t kBlindDepth = 8;
   static constexpr double kDepthMargin = 1.5;  // compile times vary (3.8 s median, 8 s at most)
   static constexpr std::size_t kRateWindow = 32;  // recent evaluations the rates are taken over
@@ -213,7 +215,7 @@ class Loop {
     }
     if (options_.in_flight) {
       report_.in_flight = options_.in_flight;
-    } else if (!options_.batch && ahead() > 1) {
+    } else if (!options_.batch && ahead() > 1 && !rates_.empty()) {  // nothing new: nothing to say
       report_.in_flight = depth();
       report_.in_flight_automatic = true;
       report_.in_flight_every_worker = report_.in_flight == ahead() + slots();
@@ -461,7 +463,7 @@ class Loop {
   };
   std::deque<std::future<Ready>> pending_;            // compiling, in measurement order
   std::deque<std::pair<double, double>> rates_;       // note_rates(): (prepare ms, measure ms), the last kRateWindow
-  std::unordered_set<Config, ConfigHash> in_flight_;  // in queue_ or pending_
+  std::unordered_set<Config, ConfigHash> in_flight_;  // in queue_ or pending_, or being measured
 };
 
 }  // namespace

@@ -33,9 +33,10 @@ struct TuneOptions {
   std::size_t batch = 0;          // proposals per round; 0 = as many as can start compiling now (tuner.cpp)
   /// Configurations in flight at most (proposed and not yet observed: queued, compiling, waiting,
   /// measuring); the strategy is asked again as soon as fewer are, so each proposal is made
-  /// without the outcomes of at most in_flight - 1 others. Overrides `batch`. 0 = automatic: as
-  /// many as keep the measuring workers busy, from the measured compile and measurement times
-  /// (tuner.cpp, depth()); with one compile worker (replays), `batch` at a time.
+  /// without the outcomes of at most in_flight - 1 others. The defaults and `warm_start` are
+  /// queued at the start regardless (and count). Overrides `batch`. 0 = automatic (`batch`
+  /// unset): as many as keep the measuring workers busy, from the measured compile and
+  /// measurement times (tuner.cpp, depth()); with one compile worker, one at a time.
   std::size_t in_flight = 0;
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
   std::ostream* progress = nullptr;      // when set, one line per `batch` outcomes (0: max(8, 2 x parallelism))
@@ -60,10 +61,10 @@ struct TuneReport {
   /// Implausible results noticed during the tuning, one sentence each: the same-timing gate
   /// (same_timing_warning: at least 8 successful new evaluations whose medians lie within 0.5 %).
   std::vector<std::string> warnings;
-  /// The pipeline depth at the end: configurations in flight at most (TuneOptions::in_flight, or
+  /// The limit on configurations in flight at the end of the tuning (TuneOptions::in_flight, or
   /// the automatic depth from the mean prepare and measurement wall times, ms, of the last 32 new
-  /// evaluations; 0 ms when none) and whether it was automatic. 0 when proposals came in fixed
-  /// batches (TuneOptions::batch, or one compile worker: replays).
+  /// evaluations; 8 before the first outcome) and whether it was automatic. 0 when proposals
+  /// came in fixed batches (TuneOptions::batch, or one compile worker) or nothing new was evaluated.
   std::size_t in_flight = 0;
   bool in_flight_automatic = false;
   bool in_flight_every_worker = false;  // automatic, and every compile worker busy: compile-bound
