@@ -53,7 +53,9 @@
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
 #   tables and evaluations per minute in their logs; the runner tuning once more with the same
 #   seed, and both runner tunings' winners measured again interleaved (`adaexplore-tuner measure`,
-#   7 rounds). About 4 minutes on an H200. Logs under $OUT/logs/evaluator/.
+#   7 rounds). About 4 minutes on an H200. Logs under $OUT/logs/evaluator/. EVALUATOR_MODES
+#   ("runner process runner2") picks and orders the tunings; "full" and "full2" are the runner
+#   tuning with every compile worker busy (--in-flight jobs+1, the loop before 2026-12-01).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -221,10 +223,15 @@ if [ $run_evaluator = 1 ]; then
   espec=build-evaluator/_adaexplore/kernels/gemm/spec.json
   python3 -c "import json,sys; s=json.load(open(sys.argv[1])); s.setdefault('run',{})['runner']=False; s['work_dir']=s['work_dir']+'-process'; json.dump(s,open(sys.argv[2],'w'),indent=1)" "$espec" build-evaluator/spec-process.json
   eb=${EVALUATOR_BUDGET:-40}
-  step evaluator-runner "$tuner" tune --spec "$espec" --budget "$eb" --fresh --results "$edir/runner.jsonl" --header "$edir/runner.hpp"
-  step evaluator-process "$tuner" tune --spec build-evaluator/spec-process.json --budget "$eb" --fresh --results "$edir/process.jsonl" --header "$edir/process.hpp"
-  step evaluator-runner2 "$tuner" tune --spec "$espec" --budget "$eb" --fresh --results "$edir/runner2.jsonl" --header "$edir/runner2.hpp"
-  for f in runner process runner2; do cp "$OUT/logs/evaluator-$f.log" "$edir/" 2>/dev/null; done
+  for m in ${EVALUATOR_MODES:-runner process runner2}; do
+    case $m in
+      runner | runner2) step "evaluator-$m" "$tuner" tune --spec "$espec" --budget "$eb" --fresh --results "$edir/$m.jsonl" --header "$edir/$m.hpp" ;;
+      process) step evaluator-process "$tuner" tune --spec build-evaluator/spec-process.json --budget "$eb" --fresh --results "$edir/process.jsonl" --header "$edir/process.hpp" ;;
+      full | full2) step "evaluator-$m" "$tuner" tune --spec "$espec" --budget "$eb" --in-flight $((jobs + 1)) --fresh --results "$edir/$m.jsonl" --header "$edir/$m.hpp" ;;
+      *) log "evaluator: unknown mode $m (runner, process, runner2, full, full2)"; continue ;;
+    esac
+    cp "$OUT/logs/evaluator-$m.log" "$edir/" 2>/dev/null
+  done
   w1=$(grep -o 'best [^ ]*' "$OUT/logs/evaluator-runner.log" | tail -1 | cut -d' ' -f2)
   w2=$(grep -o 'best [^ ]*' "$OUT/logs/evaluator-runner2.log" | tail -1 | cut -d' ' -f2)
   log "evaluator: winners $w1 and $w2"
