@@ -25,9 +25,9 @@ tuner="$build/tuner/adaexplore-tuner"
 gpu=0
 if "$tuner" device >"$build/device.json" 2>&1; then
   gpu=1
-  echo "run-examples: GPU found: $(grep '"name"' "$build/device.json" | head -1 | sed 's/.*: //')"
+  echo "run-examples: GPU found: $(grep '"name"' "$build/device.json" | head -1 | sed 's/^[^:]*: "//; s/",\{0,1\}$//')"
 else
-  echo "run-examples: NO GPU ($(grep '"reason"' "$build/device.json" | sed 's/.*: //')):"
+  echo "run-examples: NO GPU ($(grep '"reason"' "$build/device.json" | sed 's/^[^:]*: "//; s/",\{0,1\}$//')):"
   echo "run-examples: CUDA examples use their pinned headers (not tuned here); the host example is tuned on the CPU."
 fi
 
@@ -40,7 +40,15 @@ for ex in "${examples[@]}"; do
   cmake -S "$src" -B "$out" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" \
     2>&1 | tee "$out.configure.log"
   cmake --build "$out" --parallel "$jobs"
-  origin=$(grep -o "AdaExplore: $ex: [A-Z][A-Za-z ]*" "$out.configure.log" | tail -1 | sed "s/AdaExplore: $ex: //")
+  # "TUNED", "NOT TUNED here, using the pinned header ... (tuned on NVIDIA H200, ...)", ...: the
+  # verdict, and for a pinned or default header where it came from.
+  line=$(grep -o "AdaExplore: $ex: [A-Z][A-Z ]*[A-Z].*" "$out.configure.log" | tail -1 | sed "s/AdaExplore: $ex: //")
+  origin=${line%%,*}
+  case $line in
+    *"pinned header"*"(tuned on "*) origin="$origin, pinned ($(echo "$line" | sed 's/.*(tuned on \([^,)]*\).*/\1/'))" ;;
+    *"pinned header"*) origin="$origin, pinned" ;;
+    *default*) origin="$origin, defaults" ;;
+  esac
   demo=$(find "$out" -maxdepth 1 -type f -perm -u+x -name '*_demo' | head -1)
   result="not run"
   if [ -n "$demo" ]; then
@@ -51,8 +59,8 @@ for ex in "${examples[@]}"; do
       result="built (demo needs a GPU)"
     fi
   fi
-  summary+=("$(printf '%-12s %-28s %s' "$ex" "${origin:-?}" "$result")")
+  summary+=("$(printf '%-12s %-45s %s' "$ex" "${origin:-?}" "$result")")
 done
 echo
-echo "example      header                       result"
+echo "example      header                                        result"
 printf '%s\n' "${summary[@]}"

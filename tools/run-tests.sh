@@ -17,7 +17,9 @@ generator=()
 if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
   generator=(-G Ninja)
 fi
-cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+# ADAEXPLORE_BUILD_TESTS=ON: the build folder may be the main job's (tools/run-examples.sh), which
+# caches it OFF; --no-tests=error: a build without tests fails instead of passing with none run.
+cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DADAEXPLORE_BUILD_TESTS=ON
 cmake --build "$build" --parallel "$jobs"
 export CMAKE_BUILD_PARALLEL_LEVEL=$jobs  # the test projects build with as many
-ctest --test-dir "$build" --output-on-failure --parallel "$jobs" "$@"
+ctest --test-dir "$build" --output-on-failure --no-tests=error --parallel "$jobs" "$@"
