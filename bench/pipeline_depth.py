@@ -107,8 +107,17 @@ def report(args, spaces, rows, command, wall, when, build):
               "made them.", ""] if "--report-only" in command else []),
            f"Replays of {when}; {fl.machine()}; tuner "
            f"{build}. Seeds 1..{args.seeds} per cell; wall time {wall / 60:.1f} min.", "",
+           "What this measures: a real tuning compiles configurations ahead of the GPU, and the search proposes each "
+           "configuration without the outcomes of those still compiling, waiting or measuring. The more are in flight, "
+           "the more proposals are blind: more failures, and a worse best found at a given budget. The fewer, the more "
+           "the GPU may wait for compiles. `tune` keeps as many as keep the GPU busy (docs/throughput.md, 'Pipeline "
+           "depth'; about 6 on the transpose failure space on the H200, every compile worker on the compile-bound gemm "
+           "example); what that costs in GPU time is measured on the H200 "
+           "(docs/results/2026-12-01-h200-session11/), since replays have no time.", "",
            "*Depth*: configurations in flight (`replay --in-flight N`): each proposal is made without the outcomes "
-           "of N - 1 others. *rounds of 8*: the replay's default (the failure and search benchmarks). 17: the tuning "
+           "of N - 1 others. *rounds of 8*: the replay's default (the failure and search benchmarks): each round of 8 "
+           "is proposed with every earlier round's outcomes known (not to be confused with the 8 a real tuning keeps "
+           "in flight before its first outcome). 17: the tuning "
            "loop before 2026-12-01 on the 16-core H200 machine (every compile worker busy, one measuring). "
            "*Wasted*: evaluations whose recorded status is a failure, mean over the seeds (median in brackets), "
            "knowledge base on / off. *Reduction*: 1 - mean wasted (on) / mean wasted (off). *Ratio*: optimum / best "

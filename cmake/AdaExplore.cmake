@@ -52,7 +52,8 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
       [COMPILER_LAUNCHER <launcher> [<arg>...]]
       [THREADS_PER_BLOCK <expression>]
       [DYNAMIC_SHARED_BYTES <expression>]
-      [JOBS <n>])
+      [JOBS <n>]
+      [IN_FLIGHT <n>])
 
   Writes ``${CMAKE_BINARY_DIR}/adaexplore/include/adaexplore/<name>.hpp``:
 
@@ -244,6 +245,14 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
   ``JOBS <n>``
     Parallel compiles while tuning; 0 means one per core. Default 0.
 
+  ``IN_FLIGHT <n>``
+    Configurations in flight at most while tuning (queued, compiling, compiled and waiting,
+    measuring). Each proposal of the search is made without the outcomes of those, so fewer in
+    flight means better informed proposals. 0 (the default) keeps as many as keep the GPU busy,
+    ``ceil(1.5 x compile time / measurement time) + 1`` from the mean times of the last 32
+    evaluations, and 8 until the first outcome (``docs/throughput.md``); ``JOBS + 1`` keeps every
+    compile worker busy. Not part of the tuning database's key.
+
   Variables set in the calling scope:
 
   ``ADAEXPLORE_<name>_HEADER``
@@ -417,7 +426,7 @@ endif()
 function(adaexplore_tune_kernel)
   set(one TEMPLATE BENCHMARK BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED NAMESPACE PINNED_HEADER ARCH
           RUN_TIMEOUT RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR COMPILE_TIMEOUT THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS
-          RUNNER)
+          IN_FLIGHT RUNNER)
   set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS COMPILER_LAUNCHER)
   if(ARGC EQUAL 0)
     set(name "")
@@ -520,7 +529,8 @@ function(_adaexplore_usage out keyword)
       "RUNNER|RUNNER ON or RUNNER OFF"
       "THREADS_PER_BLOCK|THREADS_PER_BLOCK <expression over PARAMS>, e.g. THREADS_PER_BLOCK \"BLOCK_X * BLOCK_Y\""
       "DYNAMIC_SHARED_BYTES|DYNAMIC_SHARED_BYTES <expression over PARAMS>, bytes, e.g. DYNAMIC_SHARED_BYTES \"4 * TILE * TILE\""
-      "JOBS|JOBS <n>, parallel compiles, 0 for one per core, e.g. JOBS 8")
+      "JOBS|JOBS <n>, parallel compiles, 0 for one per core, e.g. JOBS 8"
+      "IN_FLIGHT|IN_FLIGHT <n>, configurations in flight at most, 0 for automatic, e.g. IN_FLIGHT 6")
   foreach(row IN LISTS table)
     if(row MATCHES "^${keyword}\\|(.*)$")
       set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
@@ -556,6 +566,7 @@ function(_adaexplore_check_arguments name prefix one multi)
   _adaexplore_check_value("${name}" ${prefix} BUDGET "^[1-9][0-9]*$" "is not a positive integer")
   _adaexplore_check_value("${name}" ${prefix} SEED "${integer}" "is not a non-negative integer")
   _adaexplore_check_value("${name}" ${prefix} JOBS "${integer}" "is not a non-negative integer")
+  _adaexplore_check_value("${name}" ${prefix} IN_FLIGHT "${integer}" "is not a non-negative integer")
   _adaexplore_check_value("${name}" ${prefix} TIME_LIMIT "${seconds}" "is not a number of seconds (0 or more)")
   _adaexplore_check_value("${name}" ${prefix} BACKEND "^(cuda|host)$" "is not a backend (cuda or host)")
   _adaexplore_check_value("${name}" ${prefix} NAMESPACE "^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$"
@@ -868,6 +879,7 @@ function(_adaexplore_spec_json out name prefix template benchmark)
   endif()
   _adaexplore_json_set_if(j ${p}_SEED seed)
   _adaexplore_json_set_if(j ${p}_JOBS jobs)
+  _adaexplore_json_set_if(j ${p}_IN_FLIGHT in_flight)
   _adaexplore_spec_compiler_and_run(j ${p})
   _adaexplore_spec_launch(j ${p} "${name}" "${names}")
   string(JSON j SET "${j}" work_dir "\"work\"")

@@ -127,6 +127,15 @@ TEST_F(Database, KeyLeavesOutIncludeDirectoriesAndTimeLimits) {
   EXPECT_NE(a["spec"], other_flags["spec"]);
 }
 
+// How a tuning is scheduled (parallel compiles, configurations in flight) is not what it measures.
+TEST_F(Database, KeyLeavesOutJobsAndInFlight) {
+  const Spec plain = spec(dir_ / "plain");
+  const Spec scheduled = spec(dir_ / "scheduled", "// ${X} ${Y}\n", {{"jobs", 3}, {"in_flight", 4}});
+  ASSERT_EQ(scheduled.jobs, 3u);
+  ASSERT_EQ(scheduled.in_flight, 4u);
+  EXPECT_EQ(content_key_parts(plain), content_key_parts(scheduled));
+}
+
 // A compiler launcher (ccache) changes how the benchmark is built, not what it measures.
 TEST_F(Database, KeyLeavesOutTheCompilerLauncher) {
   const Spec plain = spec(dir_ / "plain");

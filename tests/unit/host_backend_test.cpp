@@ -527,6 +527,23 @@ TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {
       << line;
   EXPECT_EQ(line.find("a compile of 0.00 s"), std::string::npos) << "no compile time: " << line;
   EXPECT_NE(line.find("(means over the last 4 new evaluations)"), std::string::npos) << line;
+
+  // The spec's in_flight pins it (as tune --in-flight and CMake's IN_FLIGHT do).
+  j["in_flight"] = 1;
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  CLI::App again;
+  register_commands(again);
+  std::vector<std::string> fresh = {"tune", "--spec", (dir_ / "spec.json").string(), "--fresh"};
+  std::reverse(fresh.begin(), fresh.end());
+  again.parse(fresh);
+  testing::internal::CaptureStdout();
+  const int rc2 = run_selected_command(again);
+  const std::string out2 = testing::internal::GetCapturedStdout();
+  ASSERT_EQ(rc2, kExitOk) << out2;
+  EXPECT_NE(out2.find("scale: pipeline: at most 1 configuration in flight (queued, compiling, waiting or measuring; "
+                      "2 compile workers), as asked"),
+            std::string::npos)
+      << out2;
 }
 
 }  // namespace

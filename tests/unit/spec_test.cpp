@@ -220,7 +220,7 @@ TEST(Spec, NoValidConfigurationIsAnError) {
 
 TEST(Spec, WrongTypesAreSpecErrorsNamingTheKey) {
   const std::pair<const char*, json> cases[] = {
-      {"namespace", 3},          {"strategy", 1},          {"seed", -1},          {"jobs", "four"},
+      {"namespace", 3},          {"strategy", 1},          {"seed", -1},          {"jobs", "four"},          {"in_flight", -2},
       {"compiler", "nvcc"},      {"run", json::array()},   {"budget", 10},        {"work_dir", false},
       {"strategy_options", 2},   {"backend", "opencl"},    {"name", "1gemm"},     {"parameters", json::array()},
   };

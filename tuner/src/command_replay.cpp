@@ -362,7 +362,9 @@ Command register_replay_command(CLI::App& app) {
                   "replay as a tuning that keeps N configurations in flight (compiling or measuring): the "
                   "strategy is asked for one more each time one is observed, so each proposal is made "
                   "without the outcomes of N-1 others, as on a machine with N-1 compile workers "
-                  "(default: rounds of 8, each proposed with every earlier outcome known)")
+                  "(default: rounds of 8: each round is proposed with every earlier round's outcomes "
+                  "known, so up to 7 of its own are not; `tune`'s automatic depth follows measured "
+                  "times, which a replay does not have)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   sub->add_option("--json", a->json_out,
                   "write the full trace here (JSON: run summary + \"evaluations\"; "

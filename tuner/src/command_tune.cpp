@@ -27,16 +27,18 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
                 "evaluations)",
                 r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000, r.rate_samples);
   std::string line = "pipeline: at most " + std::to_string(r.in_flight) +
-                     " configurations in flight at the end (queued, compiling, waiting or measuring; " +
-                     std::to_string(jobs) + " compile workers)";
-  if (!r.in_flight_automatic) return line + " as --in-flight asked; " + rates;
+                     (r.in_flight == 1 ? " configuration" : " configurations") +
+                     " in flight (queued, compiling, waiting or measuring; " + std::to_string(jobs) +
+                     " compile workers)";
+  if (!r.in_flight_automatic) return line + ", as asked (--in-flight, or the spec's in_flight); " + rates;
+  line += " at the end of the tuning, a limit that follows the measured times";
+  const std::string pin = "; --in-flight N (CMake: IN_FLIGHT N) pins it";
   if (r.mean_measure_ms <= 0)
     return line + ": every compile worker busy, since none of the last " + std::to_string(r.rate_samples) +
-           " new evaluations reached the measurement; --in-flight N fixes it";
+           " new evaluations reached the measurement" + pin;
   if (r.in_flight_every_worker)
-    return line + ": every compile worker busy, since the compiles are the bottleneck at " + rates +
-           "; --in-flight N fixes it";
-  return line + ", enough to keep the measurements busy at " + rates + "; --in-flight N fixes it";
+    return line + ": every compile worker busy, since the compiles are the bottleneck at " + rates + pin;
+  return line + ": enough to keep the measurements busy at " + rates + pin;
 }
 
 struct TuneArgs {
@@ -230,7 +232,7 @@ int run_tune(const TuneArgs& a) {
   options.time_limit_s = spec.budget_seconds;
   options.progress = a.quiet ? nullptr : &std::cout;
   options.warnings = &std::cerr;  // the same-timing gate, as it fires
-  options.in_flight = a.in_flight;
+  options.in_flight = a.in_flight ? a.in_flight : spec.in_flight;
   if (database) options.warm_start = database_warm_start(a, spec, header, existing.outcomes);
   TuneReport report;
   try {
@@ -335,12 +337,13 @@ Command register_tune_command(CLI::App& app) {
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
   sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");
   sub->add_option("--in-flight", a->in_flight,
-                  "configurations in flight at most (queued, compiling, compiled and waiting, measuring); each "
-                  "of the strategy's proposals is made without the outcomes of those (the defaults and a "
-                  "warm start are queued at once regardless). Default: as many as keep the GPUs busy, from "
-                  "the measured mean compile and measurement times (8 until the first outcome; at most "
-                  "jobs + the GPUs measuring); jobs + 1 on one GPU fills every compile slot, the loop "
-                  "before 2026-12-01. Below the GPUs measuring + 1 some GPUs idle")
+                  "configurations in flight at most (queued, compiling, compiled and waiting, measuring; "
+                  "overrides the spec's in_flight); each of the strategy's proposals is made without the "
+                  "outcomes of those (the defaults and a warm start are queued at once regardless). Default: "
+                  "as many as keep the GPUs busy, ceil(1.5 x compile time / measurement time) + 1 per GPU "
+                  "from the mean wall times of the last 32 evaluations, 8 until the first outcome, at most "
+                  "jobs + the GPUs measuring; jobs + 1 on one GPU keeps every compile worker busy (most "
+                  "throughput, least informed proposals); fewer than the GPUs + 1 leaves GPUs idle")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   sub->add_option("--device", a->devices,
                   "cuda: CUDA device index to tune on (default 0), recorded in the results with the GPU's UUID and "

@@ -43,7 +43,7 @@ std::string differing_content(const nlohmann::json& stored, const nlohmann::json
 
 nlohmann::json content_key_parts(const Spec& spec) {
   nlohmann::json raw = spec.raw;
-  for (const char* k : {"budget", "strategy", "strategy_options", "seed", "jobs", "work_dir",
+  for (const char* k : {"budget", "strategy", "strategy_options", "seed", "jobs", "in_flight", "work_dir",
                         "$comment", "namespace", "template", "benchmark"})
     raw.erase(k);
   if (raw.contains("compiler") && raw["compiler"].is_object()) {

@@ -69,7 +69,7 @@ double optional_seconds(const nlohmann::json& j, const char* key, double fallbac
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
                                              "constraints", "defaults", "budget", "strategy", "strategy_options",
-                                             "seed", "compiler", "run", "work_dir", "jobs", "launch", "$comment"};
+                                             "seed", "compiler", "run", "work_dir", "jobs", "in_flight", "launch", "$comment"};
   return keys;
 }
 
@@ -271,6 +271,9 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
   if (j.contains("jobs") && (!j["jobs"].is_number_integer() || j["jobs"].get<long long>() < 0))
     fail(file, "jobs", "must be a non-negative integer (0: one per core)");
   s.jobs = j.value("jobs", std::size_t{0});
+  if (j.contains("in_flight") && (!j["in_flight"].is_number_integer() || j["in_flight"].get<long long>() < 0))
+    fail(file, "in_flight", "must be a non-negative integer (configurations in flight at most; 0: automatic)");
+  s.in_flight = j.value("in_flight", std::size_t{0});
   s.launch = parse_launch(j, s, file);
   return s;
 }

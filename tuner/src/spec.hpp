@@ -19,7 +19,10 @@
 //   "launch": {"threads_per_block": "(BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N)",   // optional, cuda
 //              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true},
 //   "work_dir": "build/adaexplore/gemm",      // evaluations' files; default <spec folder>/<name>.work
-//   "jobs": 0                                 // parallel compiles; 0 = number of cores
+//   "jobs": 0,                                // parallel compiles; 0 = number of cores
+//   "in_flight": 0                            // configurations in flight at most (queued, compiling,
+//                                             // waiting, measuring); 0 = as many as keep the GPU busy,
+//                                             // from the measured compile and measurement times
 // }
 //
 // The run time limit of a benchmark run (seconds): run.timeout_s is the cap (0: none) and the
@@ -114,6 +117,7 @@ struct Spec {
   bool run_runner = true;            // run.runner: one long-lived runner process (runner.hpp)
   std::filesystem::path work_dir;
   std::size_t jobs = 0;
+  std::size_t in_flight = 0;  // configurations in flight at most; 0 = automatic (TuneOptions::in_flight)
   LaunchSpec launch;
   nlohmann::json raw;  // the spec as read, for hashing and the results file header
 };

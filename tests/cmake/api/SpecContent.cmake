@@ -13,6 +13,7 @@ adaexplore_tune_kernel(pinned_kernel
   TIME_LIMIT 2.5
   SEED 0
   JOBS 2
+  IN_FLIGHT 6
   STRATEGY random
   NAMESPACE blas::tuning
   PINNED_HEADER pinned/pinned_kernel.hpp
@@ -52,6 +53,7 @@ expect_json("${spec}" "10" budget evaluations)
 expect_json("${spec}" "2.5" budget seconds)
 expect_json("${spec}" "0" seed)
 expect_json("${spec}" "2" jobs)
+expect_json("${spec}" "6" in_flight)
 expect_json("${spec}" "random" strategy)
 expect_json("${spec}" "blas::tuning" namespace)
 expect_json("${spec}" "90" compiler arch)
