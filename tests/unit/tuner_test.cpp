@@ -217,9 +217,9 @@ TEST(Tuner, TheStrategyIsAskedOnlyForWhatCanStartCompiling) {
 
 // Measurement-bound: compiles of 20 ms and measurements of 20 ms. One compile at a time keeps
 // up with the GPU, so with 16 compile workers the loop keeps only a few configurations in flight
-// (depth(): ceil(1.5 x 20 / 20) + 1 = 3 at these times; at most 8 allowing for a loaded machine),
-// and each proposal is made with all but those few outcomes known. Every compile worker busy
-// would be 17 in flight: proposals 16 outcomes behind, for no more throughput.
+// (depth(), see KeepsInFlightOnlyWhatKeepsTheGpuBusy), and each proposal is made with all but
+// those few outcomes known. Every compile worker busy would be 17 in flight: proposals 16
+// outcomes behind, for no more throughput.
 class SlowMeasureBackend : public FakeBackend {
  public:
   SlowMeasureBackend(std::chrono::milliseconds prepare, std::chrono::milliseconds measure)
