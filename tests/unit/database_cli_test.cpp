@@ -125,6 +125,35 @@ class DatabaseCli : public ::testing::Test {
   fs::path dir_, db_;
 };
 
+// Malformed options exit with the documented 1 (bad usage or input), not CLI11's own codes, and
+// say what is wrong; --help and --version exit 0.
+TEST(CommandLine, MalformedOptionsExitOneAndSaySo) {
+  const auto run = [](const std::vector<std::string>& argv) {
+    ProcessOptions o;
+    o.timeout_s = 60;
+    return run_process(argv, o);
+  };
+  const std::string tuner = ADAEXPLORE_TUNER_EXECUTABLE;
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{tuner, "replay", "--cache", "x.json", "--strategy", "random", "--budget", "5", "--in-flight", "0"},
+       "--in-flight"},                                                    // out of range
+      {{tuner, "replay", "--cache", "x.json", "--strategy", "random"}, "--budget"},  // missing
+      {{tuner, "tune", "--spec", tuner, "--no-such-option"}, "--no-such-option"},  // unknown (the spec exists)
+      {{tuner, "no-such-command"}, "subcommand"},
+  };
+  for (const auto& [argv, named] : cases) {
+    const ProcessResult r = run(argv);
+    ASSERT_TRUE(r.exit_code) << argv[1];
+    EXPECT_EQ(*r.exit_code, 1) << argv[1] << " " << argv.back() << ":\n" << r.err;
+    EXPECT_NE(r.err.find(named), std::string::npos) << r.err;
+  }
+  for (const char* flag : {"--help", "--version"}) {
+    const ProcessResult r = run({tuner, flag});
+    ASSERT_TRUE(r.exit_code) << flag;
+    EXPECT_EQ(*r.exit_code, 0) << flag;
+  }
+}
+
 TEST_F(DatabaseCli, TwoTuningsIntoOneDatabaseAtOnceKeepEveryRecord) {
   // Two build trees: one database, each its own work folder (as the CMake module gives each tree),
   // the same key (paths are not part of it).

@@ -20,7 +20,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (or the help, or the version); its own exit codes (105 for a value
+    // out of range, 106 for a missing option, ...) become the documented 1 for bad usage.
+    return app.exit(e) == 0 ? adaexplore::kExitOk : adaexplore::kExitBadInput;
   }
   return adaexplore::run_selected_command(app);
 }
