@@ -160,10 +160,11 @@ def default_spaces(args):
 
 # ---------------------------------------------------------------- runs
 
-def replay(tuner, space, strategy, budget, seed, repeat, options, trace):
+def replay(tuner, space, strategy, budget, seed, repeat, options, trace, extra=()):
+    """`adaexplore-tuner replay` (with `extra` arguments, e.g. --in-flight N): its runs from the trace and its stderr."""
     argv = [tuner, "replay"] + space["argv"] + ["--strategy", strategy, "--budget", str(budget), "--seed", str(seed),
                                                 "--repeat", str(repeat), "--strategy-options", json.dumps(options),
-                                                "--json", str(trace)]
+                                                "--json", str(trace)] + list(extra)
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{shlex.join(argv)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")

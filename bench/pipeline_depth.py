@@ -33,7 +33,6 @@ import json
 import multiprocessing
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -53,17 +52,8 @@ def run_cell(task):
     tuner, space, budget, depth, mode, seeds, work = task
     trace = Path(work) / "traces" / f"{fl.slug(space['name'])}-b{budget}-d{depth}-kb_{mode}.json"
     trace.parent.mkdir(parents=True, exist_ok=True)
-    argv = [tuner, "replay"] + space["argv"] + [
-        "--strategy", "adaexplore", "--budget", str(budget), "--seed", "1", "--repeat", str(seeds),
-        "--strategy-options", json.dumps(fl.MODES[mode]), "--json", str(trace)]
-    if depth != ROUNDS:
-        argv += ["--in-flight", str(depth)]
-    proc = subprocess.run(argv, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{shlex.join(argv)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    with open(trace) as f:
-        data = json.load(f)
-    runs = data["runs"] if "runs" in data else [data]
+    extra = [] if depth == ROUNDS else ["--in-flight", str(depth)]
+    runs, _ = fl.replay(tuner, space, "adaexplore", budget, 1, seeds, fl.MODES[mode], trace, extra)
     rows = []
     for r in runs:
         if depth != ROUNDS and r.get("in_flight") != depth:

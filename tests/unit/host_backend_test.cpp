@@ -504,15 +504,20 @@ TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {
   j["budget"] = {{"evaluations", 4}};
   j["strategy"] = "random";
   j["jobs"] = 2;
-  std::ofstream(dir_ / "spec.json") << j.dump(2);
-  CLI::App app;
-  register_commands(app);
-  std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string()};
-  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
-  app.parse(args);
-  testing::internal::CaptureStdout();
-  const int rc = run_selected_command(app);
-  const std::string out = testing::internal::GetCapturedStdout();
+  // `tune` with this spec (and `extra`): its exit code and standard output.
+  const auto tune = [&](const std::vector<std::string>& extra) {
+    std::ofstream(dir_ / "spec.json") << j.dump(2);
+    CLI::App app;
+    register_commands(app);
+    std::vector<std::string> args = {"tune", "--spec", (dir_ / "spec.json").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+    app.parse(args);
+    testing::internal::CaptureStdout();
+    const int rc = run_selected_command(app);
+    return std::make_pair(rc, testing::internal::GetCapturedStdout());
+  };
+  const auto [rc, out] = tune({});
   ASSERT_EQ(rc, kExitOk) << out;
   const auto at = out.find("scale: pipeline: at most ");
   ASSERT_NE(at, std::string::npos) << out;
@@ -530,15 +535,7 @@ TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {
 
   // The spec's in_flight pins it (as tune --in-flight and CMake's IN_FLIGHT do).
   j["in_flight"] = 1;
-  std::ofstream(dir_ / "spec.json") << j.dump(2);
-  CLI::App again;
-  register_commands(again);
-  std::vector<std::string> fresh = {"tune", "--spec", (dir_ / "spec.json").string(), "--fresh"};
-  std::reverse(fresh.begin(), fresh.end());
-  again.parse(fresh);
-  testing::internal::CaptureStdout();
-  const int rc2 = run_selected_command(again);
-  const std::string out2 = testing::internal::GetCapturedStdout();
+  const auto [rc2, out2] = tune({"--fresh"});
   ASSERT_EQ(rc2, kExitOk) << out2;
   EXPECT_NE(out2.find("scale: pipeline: at most 1 configuration in flight (queued, compiling, waiting or measuring; "
                       "2 compile workers), as asked"),

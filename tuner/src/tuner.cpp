@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <future>
 #include <ostream>
+#include <tuple>
 #include <unordered_set>
 
 #include "significance.hpp"
@@ -32,6 +33,20 @@ Outcome evaluate_prepared(Backend& backend, Prepared prepared, const Space& spac
   for (const auto& [stage, ms] : prepared.stage_ms) o.stage_ms.emplace(stage, ms);
   if (!is_success(o.status)) o.objective.reset();
   return o;
+}
+
+// An outcome and the wall time of its measurement (ms; 0 when it failed before measuring), for
+// the pipeline depth (Loop::depth()).
+struct Measured {
+  Outcome outcome;
+  double measure_ms;
+};
+
+Measured evaluate_timed(Backend& backend, Prepared prepared, const Space& space, std::size_t slot = 0) {
+  const bool measures = !prepared.failure;
+  const auto t0 = Clock::now();
+  Outcome o = evaluate_prepared(backend, std::move(prepared), space, slot);
+  return {std::move(o), measures ? 1000.0 * seconds_since(t0) : 0.0};
 }
 
 // A failure's signature: status and first line of the message with digits removed, so that the
@@ -196,23 +211,26 @@ class Loop {
   std::size_t depth() const {
     const std::size_t s = slots(), most = ahead() + s, least = std::min(most, s + 1);
     if (rates_.empty()) return std::clamp(kBlindDepth, least, most);
-    double prepare_ms = 0, measure_ms = 0;
-    for (const auto& [p, m] : rates_) {
-      prepare_ms += p;
-      measure_ms += m;
-    }
+    const auto [prepare_ms, measure_ms] = mean_rates();
     if (measure_ms <= 0) return most;  // nothing measured: every compile slot may work
     const double c = std::ceil(kDepthMargin * static_cast<double>(s) * prepare_ms / measure_ms);
     if (!(c < static_cast<double>(most))) return most;
     return std::clamp(static_cast<std::size_t>(c) + s, least, most);
   }
+  // The mean prepare and measurement wall times (ms) of rates_ (0 when it is empty).
+  std::pair<double, double> mean_rates() const {
+    double prepare_ms = 0, measure_ms = 0;
+    for (const auto& [p, m] : rates_) {
+      prepare_ms += p;
+      measure_ms += m;
+    }
+    const double n = static_cast<double>(std::max<std::size_t>(1, rates_.size()));
+    return {prepare_ms / n, measure_ms / n};
+  }
   // TuneReport::in_flight and the rates behind it.
   void note_depth() {
     report_.rate_samples = rates_.size();
-    for (const auto& [p, m] : rates_) {
-      report_.mean_prepare_ms += p / static_cast<double>(rates_.size());
-      report_.mean_measure_ms += m / static_cast<double>(rates_.size());
-    }
+    std::tie(report_.mean_prepare_ms, report_.mean_measure_ms) = mean_rates();
     if (options_.in_flight) {
       report_.in_flight = options_.in_flight;
     } else if (!options_.batch && ahead() > 1 && !rates_.empty()) {  // nothing new: nothing to say
@@ -281,10 +299,9 @@ class Loop {
     if (!concurrent()) {
       finish_measuring();
       const Config config = p.config;
-      const bool measured = !p.failure;
-      const auto t0 = Clock::now();
-      Outcome o = evaluate_prepared(backend_, std::move(p), space_);
-      note_rates(prepare_ms, measured ? 1000.0 * seconds_since(t0) : 0.0);
+      Measured measured = evaluate_timed(backend_, std::move(p), space_);
+      Outcome o = std::move(measured.outcome);
+      note_rates(prepare_ms, measured.measure_ms);
       in_flight_.erase(config);
       classify_slow(o);
       record(o, /*fresh=*/true);
@@ -298,10 +315,7 @@ class Loop {
     slot_busy_[slot] = true;
     const Config config = p.config;
     measuring_.push_back({config, slot, prepare_ms, std::async(std::launch::async, [this, p = std::move(p), slot]() mutable {
-                            const bool measured = !p.failure;
-                            const auto t0 = Clock::now();
-                            Outcome o = evaluate_prepared(backend_, std::move(p), space_, slot);
-                            return Measured{std::move(o), measured ? 1000.0 * seconds_since(t0) : 0.0};
+                            return evaluate_timed(backend_, std::move(p), space_, slot);
                           })});
   }
 
@@ -443,10 +457,6 @@ class Loop {
   bool adopt_arrivals_ = true;  // record() adopts the baseline's outcome (see run())
   std::vector<Outcome> fresh_;   // the outcomes evaluated by this tuning, in order
   bool same_timing_warned_ = false;
-  struct Measured {
-    Outcome outcome;
-    double measure_ms;  // wall; 0 when it failed before measuring
-  };
   struct Measuring {
     Config config;
     std::size_t slot;
