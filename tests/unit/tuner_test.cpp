@@ -397,6 +397,50 @@ TEST(Tuner, SeveralMeasuringWorkersMeasureAtOnceAfterTheBaseline) {
   EXPECT_EQ(std::set<std::size_t>(backend.slots_.begin(), backend.slots_.end()).size(), 2u);
 }
 
+// Two measuring workers; the first configuration after the baseline measures for 400 ms, the
+// others for 5 ms. The other worker goes on measuring meanwhile, and their outcomes are recorded
+// as they finish, before the long one's. Until session 12 the loop waited for the oldest
+// measurement whenever both workers were busy: the other GPU measured one configuration and then
+// sat idle, its outcome unrecorded, for the rest of the 400 ms.
+class OneLongMeasurementBackend : public FakeBackend {
+ public:
+  OneLongMeasurementBackend() : FakeBackend(4) {}
+  std::size_t measure_slots() const override { return 2; }
+  Outcome measure_on(Prepared& p, std::size_t) override {
+    bool is_long = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      started_.push_back(p.config);
+      is_long = !(p.config == kBaseline) && !long_;
+      if (is_long) long_ = p.config;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(is_long ? 400 : 5));
+    return outcome_for(p.config);
+  }
+  std::mutex mutex_;
+  std::vector<Config> started_;  // in the order their measurements started
+  std::optional<Config> long_;
+};
+
+TEST(Tuner, OneLongMeasurementDoesNotHoldUpTheOtherGpu) {
+  const Space s = space();
+  OneLongMeasurementBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(20), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 20u);
+  ASSERT_TRUE(backend.long_);
+  const auto started_at = std::find(backend.started_.begin(), backend.started_.end(), *backend.long_);
+  std::set<Config> started_after(started_at + 1, backend.started_.end());
+  std::size_t recorded_before = 0;  // started after the long one, recorded before it
+  for (const auto& o : r.outcomes) {
+    if (o.config == *backend.long_) break;
+    recorded_before += started_after.count(o.config);
+  }
+  // 400 ms hold at least 3 measurements of 5 ms (one when the loop waited for the oldest).
+  EXPECT_GE(recorded_before, 3u) << "the other worker measured " << recorded_before
+                                 << " configurations while the long one ran";
+}
+
 TEST(Tuner, BestIsTheLowestObjective) {
   const Space s = space();
   FakeBackend backend;

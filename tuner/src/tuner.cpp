@@ -97,8 +97,8 @@ class Loop {
       }
       feed();
       if (pending_.empty()) {
-        if (!measuring_.empty()) {  // their outcomes may lead the strategy to new proposals
-          finish_measuring();
+        if (!measuring_.empty()) {  // an outcome may lead the strategy to new proposals
+          finish_first();
           continue;
         }
         report_.stop_reason = over_time() ? "time limit" : "space exhausted";
@@ -154,8 +154,12 @@ class Loop {
   std::size_t free_slots() const { return pending_.size() >= ahead() ? 0 : ahead() - pending_.size(); }
   // Measuring workers (Backend::measure_slots: one per GPU). With more than one, configurations
   // are measured at once, one per worker, once the baseline is in (it is measured alone: it
-  // calibrates the backend and is the reference of `slow`); outcomes are recorded in the order
-  // their measurements started.
+  // calibrates the backend and is the reference of `slow`); each outcome is recorded as soon as
+  // the loop sees its measurement finished (collect_finished(): before each new proposal and
+  // each new measurement), so the strategy proposes knowing it and its GPU takes the next
+  // configuration. When every worker is busy, the loop waits for the first to finish, whichever
+  // started first (until session 12 it waited for the oldest: one long measurement held the
+  // other GPUs' finished outcomes unrecorded and those GPUs idle).
   std::size_t slots() const { return std::max<std::size_t>(1, backend_.measure_slots()); }
   bool concurrent() const { return slots() > 1 && !baseline_pending_; }
 
@@ -170,6 +174,7 @@ class Loop {
   // in_flight_ holds every configuration proposed and not yet recorded or dropped: queued,
   // compiling, measuring; none is proposed twice, and the budget counts them.
   void refill() {
+    collect_finished();  // what has finished is known before anything more is proposed
     const std::size_t flight = in_flight_.size();
     if (remaining() <= flight) return;
     std::size_t want = 0;
@@ -308,7 +313,8 @@ class Loop {
       check_setup();
       return;
     }
-    if (measuring_.size() >= slots()) finish_oldest();
+    collect_finished();
+    if (measuring_.size() >= slots()) finish_first();
     std::size_t slot = 0;
     while (slot_busy_.size() > slot && slot_busy_[slot]) ++slot;
     if (slot_busy_.size() <= slot) slot_busy_.resize(slot + 1, false);
@@ -319,9 +325,25 @@ class Loop {
                           })});
   }
 
-  void finish_oldest() {
-    Measuring m = std::move(measuring_.front());
-    measuring_.pop_front();
+  // Records every measurement that has finished, in start order among them, without waiting.
+  void collect_finished() {
+    for (std::size_t i = 0; i < measuring_.size();)
+      if (measuring_[i].outcome.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+        finish(i);
+      else
+        ++i;
+  }
+  // Waits for the first measurement to finish (any worker) and records it.
+  void finish_first() {
+    while (true) {
+      for (std::size_t i = 0; i < measuring_.size(); ++i)
+        if (measuring_[i].outcome.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return finish(i);
+      measuring_.front().outcome.wait_for(std::chrono::milliseconds(2));
+    }
+  }
+  void finish(std::size_t index) {
+    Measuring m = std::move(measuring_[index]);
+    measuring_.erase(measuring_.begin() + static_cast<long>(index));
     Measured measured = m.outcome.get();
     Outcome o = std::move(measured.outcome);
     note_rates(m.prepare_ms, measured.measure_ms);
@@ -333,7 +355,7 @@ class Loop {
   }
 
   void finish_measuring() {
-    while (!measuring_.empty()) finish_oldest();
+    while (!measuring_.empty()) finish(0);
   }
 
   // Waits for the compiles still running (budget or time limit reached); nothing more is measured.
