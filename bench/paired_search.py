@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def parse_variant(text):
-    """NAME=TUNER=OPTIONS, OPTIONS a JSON object of strategy options."""
+    """NAME=TUNER=OPTIONS, OPTIONS a JSON object of strategy options (NAME and TUNER without '=')."""
     parts = text.split("=", 2)
     if len(parts) != 3 or not parts[0]:
         raise argparse.ArgumentTypeError(f"--variant {text!r}: expected NAME=TUNER=JSON-OPTIONS")
@@ -52,17 +52,34 @@ def parse_args(argv):
                    help="NAME=TUNER=JSON-OPTIONS; the first is the reference of the differences")
     p.add_argument("--strategy", default="adaexplore")
     p.add_argument("--spaces", default=str(ROOT.parent / "shared" / "spaces" / "kernel_tuner_bruteforce"))
-    p.add_argument("--files", default="", help="only files whose path contains one of these comma-separated words")
-    p.add_argument("--budgets", default="25,100", help="evaluations, comma-separated")
-    p.add_argument("--seeds", type=int, default=100)
-    p.add_argument("--first", type=int, default=1, help="first seed")
-    p.add_argument("--jobs", type=int, default=2, help="replay processes at once")
+    p.add_argument("--files", default="",
+                   help="only these spaces, comma-separated: a kernel folder (pnpoly) or folder/GPU (convolution/RTX_3090)")
+    p.add_argument("--budgets", default="25,100", help="evaluations, comma-separated positive integers")
+    p.add_argument("--seeds", type=int, default=100, help="runs per variant, file and budget (at least 2)")
+    p.add_argument("--first", type=int, default=1, help="first seed (0 or more)")
+    p.add_argument("--jobs", type=int, default=2, help="replay processes at once (1 or more)")
     a = p.parse_args(argv)
     if len({v[0] for v in a.variant}) != len(a.variant):
         p.error("variant names must differ")
     if a.seeds < 2:
         p.error("--seeds must be at least 2 (a standard error needs two)")
+    if a.first < 0:
+        p.error("--first must be 0 or more")
+    if a.jobs < 1:
+        p.error("--jobs must be 1 or more")
+    text = a.budgets
+    try:
+        a.budgets = [int(b) for b in text.split(",")]
+        if any(b < 1 for b in a.budgets):
+            raise ValueError
+    except ValueError:
+        p.error(f"--budgets {text!r}: expected comma-separated positive integers, e.g. 25,100")
     return a
+
+
+def space_name(path):
+    """kernel/GPU of a recorded file: convolution/RTX_3090 for .../convolution/RTX_3090.json.gz."""
+    return f"{path.parent.name}/{path.name.split('.')[0]}"
 
 
 def replay(task, args):
@@ -75,23 +92,36 @@ def replay(task, args):
     proc = subprocess.run(argv, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    return [json.loads(line)["ratio"] for line in proc.stdout.strip().splitlines()[:-1]]
+    runs = {}
+    for line in proc.stdout.strip().splitlines()[:-1]:  # one JSON line per seed, then the summary
+        run = json.loads(line)
+        runs[run["seed"]] = run["ratio"]
+    wanted = range(args.first, args.first + args.seeds)
+    if sorted(runs) != list(wanted):
+        raise SystemExit(f"{' '.join(argv)}: expected one run per seed {args.first}..{wanted[-1]}, "
+                         f"got seeds {sorted(runs)[:5]}... ({len(runs)} runs)")
+    return [runs[seed] for seed in wanted]
 
 
 def main(argv):
     args = parse_args(argv)
     files = sorted(Path(args.spaces).glob("*/*.json.gz"))
     if args.files:
-        files = [f for f in files if any(w in str(f) for w in args.files.split(","))]
+        wanted = args.files.split(",")
+        files = [f for f in files if f.parent.name in wanted or space_name(f) in wanted]
     if not files:
         raise SystemExit(f"no recorded spaces (*/*.json.gz) under {args.spaces} match --files {args.files!r}")
-    budgets = [int(b) for b in args.budgets.split(",")]
+    unknown = sorted({f.parent.name for f in files} - set(search_quality.RESTRICTIONS))
+    if unknown:
+        raise SystemExit(f"{args.spaces}: no restrictions known for {', '.join(unknown)}; add them to RESTRICTIONS "
+                         f"in bench/search_quality.py (known: {', '.join(sorted(search_quality.RESTRICTIONS))})")
+    budgets = args.budgets
     tasks = [(v, f, b) for v in args.variant for f in files for b in budgets]
     with ThreadPoolExecutor(args.jobs) as pool:
         scores = dict(zip(((v[0], f, b) for v, f, b in tasks), pool.map(lambda t: replay(t, args), tasks)))
     reference = args.variant[0][0]
     print(f"seeds {args.first}..{args.first + args.seeds - 1}; files: " +
-          " ".join(f"{f.parent.name}/{f.name.split('.')[0]}" for f in files))
+          " ".join(space_name(f) for f in files))
     for b in budgets:
         print(f"budget {b}")
         for name, _, options in args.variant:

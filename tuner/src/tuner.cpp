@@ -155,11 +155,12 @@ class Loop {
   // Measuring workers (Backend::measure_slots: one per GPU). With more than one, configurations
   // are measured at once, one per worker, once the baseline is in (it is measured alone: it
   // calibrates the backend and is the reference of `slow`); each outcome is recorded as soon as
-  // the loop sees its measurement finished (collect_finished(): before each new proposal and
-  // each new measurement), so the strategy proposes knowing it and its GPU takes the next
-  // configuration. When every worker is busy, the loop waits for the first to finish, whichever
-  // started first (until session 12 it waited for the oldest: one long measurement held the
-  // other GPUs' finished outcomes unrecorded and those GPUs idle).
+  // the loop sees its measurement finished (collect_finished(): before each new proposal, before
+  // each new measurement, and every 2 ms while the loop waits for a compile), so the strategy
+  // proposes knowing it and its GPU takes the next configuration. When every worker is busy, the
+  // loop waits for whichever measurement finishes first, on any worker (several finished: the
+  // earliest started is recorded first). Until session 12 it waited for the oldest: one long
+  // measurement held the other GPUs' finished outcomes unrecorded and those GPUs idle.
   std::size_t slots() const { return std::max<std::size_t>(1, backend_.measure_slots()); }
   bool concurrent() const { return slots() > 1 && !baseline_pending_; }
 
@@ -283,10 +284,13 @@ class Loop {
   // front while pending: it is measured first) and a single compile worker (replays: the order
   // is their trace) keep the queue order.
   std::size_t next_ready() {
-    if (ahead() == 1 || baseline_pending_) return 0;
+    if (baseline_pending_ || (ahead() == 1 && measuring_.empty())) return 0;
     while (true) {
       for (std::size_t i = 0; i < pending_.size(); ++i)
         if (pending_[i].wait_for(std::chrono::seconds(0)) == std::future_status::ready) return i;
+      // Measurements finishing meanwhile (several GPUs) are recorded, and their freed places in
+      // flight refilled, without waiting for this compile.
+      if (!measuring_.empty()) feed();
       pending_.front().wait_for(std::chrono::milliseconds(2));
     }
   }
@@ -298,8 +302,12 @@ class Loop {
     const double prepare_ms = ready.prepare_ms;
     pending_.erase(pending_.begin() + static_cast<long>(next));
     if (ahead() > 1) feed();  // the freed compile slot starts the next one while this one is measured
-    // Past the time limit, nothing more starts. Another process sharing the results file measured
-    // it, or used up the budget, meanwhile.
+    if (concurrent()) {  // a free worker: record what has finished, else wait for the first to finish
+      collect_finished();
+      if (measuring_.size() >= slots()) finish_first();
+    }
+    // Past the time limit (perhaps reached while waiting above), nothing more starts. Another
+    // process sharing the results file measured it, or used up the budget, meanwhile.
     if (over_time() || seen_.count(p.config) || remaining() <= measuring_.size()) return drop(p);
     if (!concurrent()) {
       finish_measuring();
@@ -313,8 +321,6 @@ class Loop {
       check_setup();
       return;
     }
-    collect_finished();
-    if (measuring_.size() >= slots()) finish_first();
     std::size_t slot = 0;
     while (slot_busy_.size() > slot && slot_busy_[slot]) ++slot;
     if (slot_busy_.size() <= slot) slot_busy_.resize(slot + 1, false);
