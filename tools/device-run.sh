@@ -30,6 +30,10 @@
 #   (`tune --device 0,1,...`: one measuring worker per GPU) and with GPU 0 alone, fresh results
 #   each; the outcomes per GPU (extra.device) and both tunings' evaluations per minute. Needs a
 #   machine with two GPUs or more. About 3 minutes. Logs under $OUT/logs/multigpu/.
+#   MULTIGPU_SPACE=failures tunes bench/failure_space instead (measurement-bound: 1.2 s per
+#   measurement against 3.7 s per compile on 16 cores, with crashes that restart a runner, so
+#   measurements differ in length: where recording outcomes as they finish, not in start order,
+#   matters; the gemm example is compile-bound).
 #   costs: bench/setup_costs.cu, what each setup and read-back primitive of the harness costs on
 #   this GPU (cudaMalloc, copies from pageable and pinned memory, ...), a few seconds.
 #   gemmspace: the gemm example's space on this GPU, recorded for the failure-learning benchmark:
@@ -267,6 +271,7 @@ if [ $run_multigpu = 1 ]; then
   rm -rf build-multigpu
   step multigpu-configure cmake -S examples/gemm -B build-multigpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
   mspec=build-multigpu/_adaexplore/kernels/gemm/spec.json
+  [ "${MULTIGPU_SPACE:-gemm}" = failures ] && mspec=bench/failure_space/spec.json
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
   mb=${MULTIGPU_BUDGET:-40}
   step multigpu-all "$tuner" tune --spec "$mspec" --device "$gpus" --budget "$mb" --fresh --results "$mdir/all-gpus.jsonl" --header "$mdir/all-gpus.hpp"
