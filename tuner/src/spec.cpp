@@ -66,6 +66,15 @@ double optional_seconds(const nlohmann::json& j, const char* key, double fallbac
   return j[key].get<double>();
 }
 
+// j[key] as a non-negative integer, `fallback` when absent; `meaning` ends the error message.
+std::size_t optional_count(const nlohmann::json& j, const char* key, std::size_t fallback,
+                           const std::filesystem::path& file, const std::string& meaning) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_number_integer() || j[key].get<long long>() < 0)
+    fail(file, key, "must be a non-negative integer (" + meaning + ")");
+  return j[key].get<std::size_t>();
+}
+
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
                                              "constraints", "defaults", "budget", "strategy", "strategy_options",
@@ -268,12 +277,8 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
          "(one benchmark process per evaluation), not " + run["runner"].dump());
   s.run_runner = run.value("runner", true);
   s.work_dir = resolve(file, optional_string(j, "work_dir", s.name + ".work", file, "work_dir"));
-  if (j.contains("jobs") && (!j["jobs"].is_number_integer() || j["jobs"].get<long long>() < 0))
-    fail(file, "jobs", "must be a non-negative integer (0: one per core)");
-  s.jobs = j.value("jobs", std::size_t{0});
-  if (j.contains("in_flight") && (!j["in_flight"].is_number_integer() || j["in_flight"].get<long long>() < 0))
-    fail(file, "in_flight", "must be a non-negative integer (configurations in flight at most; 0: automatic)");
-  s.in_flight = j.value("in_flight", std::size_t{0});
+  s.jobs = optional_count(j, "jobs", 0, file, "0: one per core");
+  s.in_flight = optional_count(j, "in_flight", 0, file, "configurations in flight at most; 0: automatic");
   s.launch = parse_launch(j, s, file);
   return s;
 }

@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <future>
+#include <optional>
 #include <ostream>
 #include <tuple>
 #include <unordered_set>
@@ -286,8 +287,7 @@ class Loop {
   std::size_t next_ready() {
     if (baseline_pending_ || (ahead() == 1 && measuring_.empty())) return 0;
     while (true) {
-      for (std::size_t i = 0; i < pending_.size(); ++i)
-        if (pending_[i].wait_for(std::chrono::seconds(0)) == std::future_status::ready) return i;
+      if (const auto i = first_ready(pending_, [](auto& f) -> auto& { return f; })) return *i;
       // Measurements finishing meanwhile (several GPUs) are recorded, and their freed places in
       // flight refilled, without waiting for this compile.
       if (!measuring_.empty()) feed();
@@ -331,19 +331,25 @@ class Loop {
                           })});
   }
 
+  // The index of the first item of `items` whose future (future_of(item)) is ready, if any.
+  template <class Items, class FutureOf>
+  static std::optional<std::size_t> first_ready(Items& items, FutureOf future_of) {
+    for (std::size_t i = 0; i < items.size(); ++i)
+      if (future_of(items[i]).wait_for(std::chrono::seconds(0)) == std::future_status::ready) return i;
+    return std::nullopt;
+  }
+  // The first finished measurement (in start order), if any.
+  std::optional<std::size_t> first_finished() {
+    return first_ready(measuring_, [](Measuring& m) -> auto& { return m.outcome; });
+  }
   // Records every measurement that has finished, in start order among them, without waiting.
   void collect_finished() {
-    for (std::size_t i = 0; i < measuring_.size();)
-      if (measuring_[i].outcome.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-        finish(i);
-      else
-        ++i;
+    while (const auto i = first_finished()) finish(*i);
   }
   // Waits for the first measurement to finish (any worker) and records it.
   void finish_first() {
     while (true) {
-      for (std::size_t i = 0; i < measuring_.size(); ++i)
-        if (measuring_[i].outcome.wait_for(std::chrono::seconds(0)) == std::future_status::ready) return finish(i);
+      if (const auto i = first_finished()) return finish(*i);
       measuring_.front().outcome.wait_for(std::chrono::milliseconds(2));
     }
   }
