@@ -33,6 +33,12 @@
 //   when no single element is out of bounds; it is then reported as one mismatch at the worst
 //   element.
 //
+// Launch (the kernel unit: this file is compiled once per tuning, without the rendered template;
+// each configuration's gemm.cuh is compiled alone to a cubin): the configuration's
+// tiled_sgemm::sgemm_kernel from that cubin (Benchmark::kernel), with the grid of
+// tiled_sgemm::launch() from the parameters BLOCK_M and BLOCK_N (Benchmark::param) and the block
+// size the template exports (Policy::kThreads, Benchmark::exported).
+//
 // Arguments after the harness's own: --size S (M = N = K = S), or --m M --n N --k K.
 #include <adaexplore/harness.cuh>
 #include <algorithm>
@@ -40,9 +46,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <random>
 #include <string>
-
-#include "gemm.cuh"
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -198,17 +205,24 @@ int main(int argc, char** argv) {
   const std::vector<std::size_t> indices = sample_indices(s, bench.rng(), 4096);
   const std::vector<Probe> probes = bench.once(
       "gemm reference " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k),
-      [&] { return reference(s, a.host(), b.host(), indices); });
+      [&] { return reference(s, std::as_const(a).host(), std::as_const(b).host(), indices); });
 
+  // The configuration's kernel, launched as tiled_sgemm::launch<Policy>() does.
+  const adaexplore::Kernel sgemm = bench.kernel("tiled_sgemm::sgemm_kernel");
+  const long long block_m = bench.param("BLOCK_M"), block_n = bench.param("BLOCK_N");
+  const dim3 grid(static_cast<unsigned>((s.n + block_n - 1) / block_n), static_cast<unsigned>((s.m + block_m - 1) / block_m));
+  const dim3 block(static_cast<unsigned>(bench.exported("threads")));
+  const float* a_in = a.get();
+  const float* b_in = b.get();
   float run_beta = beta;  // the verify lambda's second run uses beta = 0
   auto launch = [&](cudaStream_t stream) {
-    gemm_tuning::launch(s.m, s.n, s.k, alpha, a.get(), s.k, b.get(), s.n, run_beta, c.get(), s.n,
-                        stream);
+    sgemm.launch(grid, block, 0, stream, s.m, s.n, s.k, alpha, a_in, s.k, b_in, s.n, run_beta, c.get(), s.n);
   };
   // Only the sample and the non-finite count come back from the device (Benchmark::gather,
   // Benchmark::nonfinite), not the 64 MiB of C.
   auto check_c = [&](double with_beta) {
-    return check(bench.nonfinite(c), m * n, bench.gather(c, indices), probes, c.host(), alpha, with_beta, s.k);
+    return check(bench.nonfinite(c), m * n, bench.gather(c, indices), probes, std::as_const(c).host(), alpha, with_beta,
+                 s.k);
   };
   auto verify = [&] {
     adaexplore::Verification v = check_c(beta);
@@ -230,7 +244,6 @@ int main(int argc, char** argv) {
   };
   // The driver's verdict on this configuration's block before any launch (more threads than the
   // kernel's registers allow is resource_limit, with the figures), and its occupancy in the record.
-  bench.check_launch(tiled_sgemm::sgemm_kernel<gemm_tuning::Policy>, dim3(gemm_tuning::Policy::kThreads), 0,
-                     "sgemm_kernel");
+  bench.check_launch(sgemm, block, 0, "sgemm_kernel");
   return bench.run(launch, verify);
 }

@@ -7,12 +7,20 @@
 // The record's figure of merit is GB/s = 3 * n * 4 bytes / median time; its "kernels" entry holds
 // the driver's figures for the kernel and block (registers, occupancy; Benchmark::check_launch).
 //
+// Launch (the kernel unit: this file is compiled once per tuning; each configuration's
+// vector_add.cuh is compiled alone to a cubin): the configuration's vecadd::vector_add_kernel
+// (Benchmark::kernel) with the grid of vecadd::launch(): one block per tile of the Policy's
+// elements, or, with a grid stride, at most as many blocks as fit on the GPU at once (SMs x
+// resident blocks per SM, from the occupancy calculator); the Policy's figures come from the
+// template (Benchmark::exported).
+//
 // Arguments after the harness's own: --n N  (problem size; default 134217728).
 #include <adaexplore/harness.cuh>
+#include <algorithm>
 #include <cstdlib>
 #include <string>
-
-#include "vector_add.cuh"
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -36,17 +44,35 @@ int main(int argc, char** argv) {
   // are its key).
   const std::vector<float> expected = bench.once("vector_add expected " + std::to_string(n), [&] {
     std::vector<float> sum(n);
-    for (std::size_t i = 0; i < n; ++i) sum[i] = a.host()[i] + b.host()[i];
+    const std::vector<float>& x = std::as_const(a).host();
+    const std::vector<float>& y = std::as_const(b).host();
+    for (std::size_t i = 0; i < n; ++i) sum[i] = x[i] + y[i];
     return sum;
   });
   bench.bytes(3.0 * static_cast<double>(n) * sizeof(float));
 
+  const adaexplore::Kernel add = bench.kernel("vecadd::vector_add_kernel");
+  const long long block = bench.exported("block"), tile = bench.exported("tile");
+  std::size_t grid = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
+  if (bench.exported("grid_stride")) {
+    int device = 0, sms = 0, per_sm = 0;
+    bench.check(cudaGetDevice(&device), "cudaGetDevice");
+    bench.check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute(SMs)");
+    // Fails when the block cannot run at all (more than 1024 threads): the launch then fails for
+    // the same reason, as in vecadd::resident_blocks().
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, add.function(), static_cast<int>(block), 0) != cudaSuccess)
+      (void)cudaGetLastError();
+    if (sms > 0 && per_sm > 0) grid = std::min<std::size_t>(grid, static_cast<std::size_t>(sms) * per_sm);
+  }
   // The driver's verdict on this configuration's block before any launch, and its registers and
   // occupancy in the record.
-  using Policy = vector_add_tuning::Policy;
-  bench.check_launch(vecadd::vector_add_kernel<Policy>, dim3(Policy::kBlockSize), 0, "vector_add_kernel");
+  bench.check_launch(add, dim3(static_cast<unsigned>(block)), 0, "vector_add_kernel");
+  const float* x = a.get();
+  const float* y = b.get();
   const adaexplore::Tolerance exact{/*rel=*/0.0, /*abs=*/0.0};
   return bench.run(
-      [&](cudaStream_t s) { vector_add_tuning::launch(a.get(), b.get(), c.get(), n, s); },
+      [&](cudaStream_t s) {
+        if (n) add.launch(dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(block)), 0, s, x, y, c.get(), n);
+      },
       [&] { return bench.compare(c, expected, exact); });
 }

@@ -58,7 +58,10 @@
 #include <dlfcn.h>
 #endif
 
+#include <cxxabi.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -123,20 +126,93 @@ struct NonFinite {
   double first_value = 0;       // the value there (NaN or +-inf)
 };
 
-/// A device buffer with the host copy it was initialised from.
+/// A device buffer with the host copy it was initialised from. With the kernel unit in the
+/// tuner's runner (Benchmark::kernel), the benchmark's buffers are made once and served again to
+/// the later configurations (detail::BufferCache): the host copy is then shared with that cache,
+/// and the non-const host() copies it first (copy on write), so that what one configuration does
+/// to it never reaches the next. Read it through a const buffer (std::as_const(b).host()) to
+/// avoid the copy.
 template <typename T>
 class DeviceBuffer {
  public:
   T* get() const { return device_.get(); }
-  std::size_t size() const { return host_.size(); }
-  const std::vector<T>& host() const { return host_; }
-  std::vector<T>& host() { return host_; }
+  std::size_t size() const { return host_ ? host_->size() : 0; }
+  const std::vector<T>& host() const { return host_ ? *host_ : empty(); }
+  std::vector<T>& host() {
+    if (!host_) host_ = std::make_shared<std::vector<T>>();
+    if (shared_) {  // served from the cache: this configuration's own copy from now on
+      host_ = std::make_shared<std::vector<T>>(*host_);
+      shared_ = false;
+    }
+    return *host_;
+  }
 
  private:
   friend class Benchmark;
-  std::vector<T> host_;
+  static const std::vector<T>& empty() {
+    static const std::vector<T> none;
+    return none;
+  }
+  std::shared_ptr<std::vector<T>> host_;
+  bool shared_ = false;          // host_ is the cache's (copy before writing)
   std::shared_ptr<T> device_;
-  std::shared_ptr<T> pristine_;  // inout buffers: the initial content, restored before each run
+  std::shared_ptr<T> pristine_;  // inout buffers and cached inputs: the initial content, restored
+};
+
+namespace detail {
+/// One buffer the benchmark made, kept for the next configuration measured by the same runner
+/// (kernel unit only): the n-th input(), inout() or output() call of a Benchmark is served from
+/// entry n when the element type, the count, the kind and the random generator's state before the
+/// call are all the same (the same benchmark, seed and arguments make the same calls), so its
+/// content is the same as a new one's would be. Inputs and inout buffers keep a pristine device
+/// copy that the next configuration's buffer is restored from (device to device, untimed), so a
+/// configuration that wrote into its inputs cannot hand that to the next.
+struct CachedBuffer {
+  std::string type;  // typeid(T).name()
+  std::size_t n = 0;
+  int kind = 0;  // 0 input, 1 inout, 2 output
+  std::mt19937_64 rng_before, rng_after;
+  std::shared_ptr<void> host, device, pristine;
+};
+/// The cache, one per loaded benchmark module (its entries live as long as the runner keeps it).
+ADAEXPLORE_FN std::vector<CachedBuffer>& buffer_cache();
+}  // namespace detail
+
+class Benchmark;
+
+/// One kernel of the configuration's cubin (the kernel unit: Benchmark::kernel), launched like
+/// `kernel<<<grid, block, shared, stream>>>(args...)`: launch(grid, block, shared, stream, args...).
+/// The arguments are checked once against the kernel's parameters (count and sizes, from
+/// cudaFuncGetParamInfo): pass exactly the kernel's parameter types (int, not std::size_t, for an
+/// int parameter); a mismatch is a launch_error naming the parameter. A failed launch is
+/// launch_error (crash for a sticky error), as with <<<>>>.
+class Kernel {
+ public:
+  Kernel() = default;
+  /// The kernel's name as the compiler wrote it (mangled) and demangled.
+  const std::string& mangled_name() const { return mangled_; }
+  const std::string& name() const { return name_; }
+  /// The runtime's handle; usable wherever the runtime takes a kernel (`const void*` functions).
+  cudaKernel_t handle() const { return handle_; }
+  const void* function() const { return reinterpret_cast<const void*>(handle_); }
+
+  template <typename... Args>
+  void launch(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream, const Args&... args) const {
+    const std::size_t sizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
+    if (!checked_) check_arguments(sizes, sizeof...(Args));
+    void* params[sizeof...(Args) + 1] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
+    launch_with(grid, block, shared, stream, params);
+  }
+
+ private:
+  friend class Benchmark;
+  void check_arguments(const std::size_t* sizes, std::size_t count) const;
+  void launch_with(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream, void** params) const;
+
+  Benchmark* bench_ = nullptr;
+  cudaKernel_t handle_ = nullptr;
+  std::string mangled_, name_;
+  mutable bool checked_ = false;
 };
 
 class Benchmark {
@@ -166,19 +242,39 @@ class Benchmark {
   }
   cudaStream_t stream() const { return stream_; }
 
+  /// The kernel unit (compile.unit "kernel"; the tuner's default when the benchmark does not
+  /// include the rendered template): the benchmark is compiled once per tuning, and each
+  /// configuration's device code is compiled alone to a cubin, which the tuner passes as
+  /// --adaexplore-kernel FILE with --adaexplore-param NAME=VALUE for every parameter.
+  ///
+  /// kernel(name): the kernel of that cubin called `name`: its demangled name, or that name up to
+  /// its template arguments or parameter list ("tiled_sgemm::sgemm_kernel" finds
+  /// tiled_sgemm::sgemm_kernel<tiled_sgemm::Policy<64, ...>>(int, ...)), or its mangled name. The
+  /// template must instantiate it (a launch of it in the template's code does). The cubin is
+  /// loaded with cudaLibraryLoadFromFile at the first call and unloaded with the Benchmark. No
+  /// cubin given, or no single kernel of that name: launch_error listing the cubin's kernels.
+  Kernel kernel(const std::string& name);
+  /// The configuration's value of parameter `name` (--adaexplore-param), as an integer (a value
+  /// that is not one, e.g. "true" or "1.5", is a launch_error: read it with param_text), for
+  /// grids and blocks: dim3 grid((n + bench.param("BLOCK") - 1) / bench.param("BLOCK")).
+  long long param(const std::string& name);
+  /// The value's text, as the template's placeholder was replaced with it.
+  const std::string& param_text(const std::string& name);
+  /// A value the template computed at compile time and exported with ADAEXPLORE_EXPORT(name, expr)
+  /// (adaexplore/kernel_unit.cuh), e.g. the block size of a Policy type: the template's
+  /// `ADAEXPLORE_EXPORT(threads, Policy::kThreads)` and the benchmark's bench.exported("threads").
+  /// Read from the cubin by a one-thread launch of its exporting kernel (once per name).
+  long long exported(const std::string& name);
+
   template <typename T>
   DeviceBuffer<T> input(std::size_t n) {
     const StageClock clock(buffers_ms_);
-    DeviceBuffer<T> b = make<T>(n);
-    upload(b);
-    return b;
+    return made<T>(n, 0);
   }
   template <typename T>
   DeviceBuffer<T> inout(std::size_t n) {
-    DeviceBuffer<T> b = input<T>(n);
     const StageClock clock(buffers_ms_);
-    b.pristine_ = allocate<T>(n, "inout pristine copy");
-    check(cudaMemcpy(b.pristine_.get(), b.get(), n * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(pristine)");
+    DeviceBuffer<T> b = made<T>(n, 1);
     restores_.push_back([this, device = b.device_, pristine = b.pristine_, n] {  // not the host copy
       check(cudaMemcpyAsync(device.get(), pristine.get(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
             "cudaMemcpyAsync(restore inout)");
@@ -188,7 +284,7 @@ class Benchmark {
   template <typename T>
   DeviceBuffer<T> output(std::size_t n) {
     const StageClock clock(buffers_ms_);
-    DeviceBuffer<T> b = make<T>(n, /*random=*/false);
+    DeviceBuffer<T> b = made<T>(n, 2);
     T* p = b.get();
     poisons_.push_back([this, p, n] {
       check(cudaMemsetAsync(p, 0xFF, n * sizeof(T), stream_), "cudaMemsetAsync(poison output)");
@@ -197,7 +293,8 @@ class Benchmark {
   }
   template <typename T>
   void upload(DeviceBuffer<T>& b) {
-    check(cudaMemcpy(b.get(), b.host().data(), b.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(H2D)");
+    const std::vector<T>& host = static_cast<const DeviceBuffer<T>&>(b).host();
+    check(cudaMemcpy(b.get(), host.data(), b.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(H2D)");
   }
   template <typename T>
   std::vector<T> download(const DeviceBuffer<T>& b) {
@@ -269,13 +366,17 @@ class Benchmark {
   void flops(double f) { record_.flops = f; }
 
   /// Opts a kernel in to `bytes` of dynamic shared memory (needed above 48 KiB).
-  template <typename Kernel>
-  void dynamic_shared(Kernel kernel, std::size_t bytes) {
+  template <typename KernelFunction>
+  void dynamic_shared(KernelFunction kernel, std::size_t bytes) {
+    dynamic_shared_for(reinterpret_cast<const void*>(kernel), bytes);
+  }
+  void dynamic_shared(const Kernel& kernel, std::size_t bytes) { dynamic_shared_for(kernel.function(), bytes); }
+  void dynamic_shared_for(const void* function, std::size_t bytes) {
     if (bytes > static_cast<std::size_t>(optin_shared_))
       fail("resource_limit", "", "the kernel asks for " + std::to_string(bytes) +
                                      " bytes of dynamic shared memory; this device allows " +
                                      std::to_string(optin_shared_) + " per block with opt-in");
-    check(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+    check(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(bytes)), "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
   }
 
@@ -302,10 +403,14 @@ class Benchmark {
   ///    launchable false and why, and the launch itself fails for real (cudaErrorInvalidConfiguration,
   ///    or cudaErrorInvalidValue for a kernel with __launch_bounds__): status launch_error.
   /// Every CUDA call is checked (check()).
-  template <class Kernel>
-  void check_launch(Kernel kernel, dim3 block, std::size_t dynamic_shared = 0, std::string name = {}) {
+  template <class KernelFunction>
+  void check_launch(KernelFunction kernel, dim3 block, std::size_t dynamic_shared = 0, std::string name = {}) {
     const void* func = reinterpret_cast<const void*>(kernel);
-    record_kernel(func, name.empty() ? kernel_name<Kernel>(func) : name, block, dynamic_shared);
+    record_kernel(func, name.empty() ? kernel_name<KernelFunction>(func) : name, block, dynamic_shared);
+  }
+  /// The same for a kernel of the kernel unit (kernel()); `name` empty: its demangled name.
+  void check_launch(const Kernel& kernel, dim3 block, std::size_t dynamic_shared = 0, std::string name = {}) {
+    record_kernel(kernel.function(), name.empty() ? kernel.name() : name, block, dynamic_shared);
   }
 
   /// Compares an output buffer with the reference.
@@ -394,12 +499,52 @@ class Benchmark {
   std::string device_limit_violation(dim3 block, long threads) const;
   // Why this kernel cannot launch with its record's shape (its own limits); empty when it can.
   std::string kernel_limit_violation(const KernelRecord& k) const;
+  // The n-th buffer of this benchmark: kind 0 input (random, uploaded), 1 inout (random, uploaded,
+  // pristine device copy), 2 output (not initialised). With the kernel unit in a module, served
+  // from detail::buffer_cache() when the same call was made by the previous configuration
+  // (CachedBuffer says when): no random fill, no upload; inputs restored from their pristine copy.
   template <typename T>
-  DeviceBuffer<T> make(std::size_t n, bool random = true) {
+  DeviceBuffer<T> made(std::size_t n, int kind) {
+    const std::size_t ordinal = buffers_made_++;
     DeviceBuffer<T> b;
-    b.host_.resize(n);
-    if (random) fill_random(b.host_.data(), n, rng_);
+#ifdef ADAEXPLORE_MODULE
+    const bool cached = !options_.kernel_file.empty();
+#else
+    const bool cached = false;
+#endif
+    auto& cache = detail::buffer_cache();
+    if (cached && ordinal < cache.size()) {
+      detail::CachedBuffer& e = cache[ordinal];
+      if (e.type == typeid(T).name() && e.n == n && e.kind == kind && e.rng_before == rng_) {
+        b.host_ = std::static_pointer_cast<std::vector<T>>(e.host);
+        b.shared_ = true;
+        b.device_ = std::static_pointer_cast<T>(e.device);
+        b.pristine_ = std::static_pointer_cast<T>(e.pristine);
+        rng_ = e.rng_after;
+        record_.reused_bytes += (kind == 2 ? 1 : 2) * n * sizeof(T);
+        if (kind == 0 && n)  // the inputs as made, whatever the previous configuration did to them
+          check(cudaMemcpyAsync(b.get(), b.pristine_.get(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+                "cudaMemcpyAsync(restore input)");
+        return b;
+      }
+      cache.resize(ordinal);  // the calls differ from here on: the later entries cannot match
+    }
+    const std::mt19937_64 before = rng_;
+    b.host_ = std::make_shared<std::vector<T>>(n);
+    if (kind != 2) fill_random(b.host_->data(), n, rng_);
     b.device_ = allocate<T>(n, "buffer");
+    if (kind != 2) {
+      upload(b);
+      if (kind == 1 || cached) {
+        b.pristine_ = allocate<T>(n, kind == 1 ? "inout pristine copy" : "input pristine copy");
+        check(cudaMemcpy(b.pristine_.get(), b.get(), n * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(pristine)");
+      }
+    }
+    if (cached) {
+      if (cache.size() > ordinal) cache.resize(ordinal);
+      cache.push_back({typeid(T).name(), n, kind, before, rng_, b.host_, b.device_, b.pristine_});
+      b.shared_ = true;
+    }
     return b;
   }
   void prepare_run(bool poison);
@@ -432,6 +577,11 @@ class Benchmark {
   std::vector<std::function<void()>> restores_, poisons_;
   std::vector<std::function<void(cudaStream_t)>> hooks_;
   ResultRecord record_;
+  std::size_t buffers_made_ = 0;       // input(), inout(), output() calls so far (made's ordinal)
+  cudaLibrary_t library_ = nullptr;    // the kernel unit's cubin, loaded by the first kernel()
+  std::vector<std::pair<std::string, long long>> exported_;  // exported() values read so far
+  friend class Kernel;
+  void load_library();
 };
 
 // Definitions of the non-template functions: here in a header-only build, in
@@ -519,6 +669,144 @@ class NvmlClocks {
 };
 }  // namespace detail
 
+ADAEXPLORE_FN std::vector<detail::CachedBuffer>& detail::buffer_cache() {
+  static std::vector<CachedBuffer> cache;
+  return cache;
+}
+
+namespace detail {
+// "ns::kernel<P<1, 2> >(int, float*)" from "_ZN2ns6kernel...": the runtime's names are mangled.
+inline std::string demangled(const char* mangled) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && text ? text : mangled;
+  std::free(text);
+  return name;
+}
+// Whether `name` (what the benchmark asked for) names the kernel `full` (demangled) or `mangled`.
+inline bool names_kernel(const std::string& name, const std::string& full, const std::string& mangled) {
+  if (name == full || name == mangled) return true;
+  return full.size() > name.size() && full.compare(0, name.size(), name) == 0 &&
+         (full[name.size()] == '<' || full[name.size()] == '(');
+}
+}  // namespace detail
+
+ADAEXPLORE_FN void Benchmark::load_library() {
+  if (library_) return;
+  if (options_.kernel_file.empty())
+    fail("launch_error", "",
+         "Benchmark::kernel() needs the configuration's cubin (--adaexplore-kernel FILE): the tuner passes it when "
+         "the spec's compile.unit is \"kernel\" (COMPILE_UNIT KERNEL, or AUTO for a benchmark that does not include "
+         "the rendered template); this benchmark was run without it");
+  check(cudaLibraryLoadFromFile(&library_, options_.kernel_file.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+        ("cudaLibraryLoadFromFile(" + options_.kernel_file + ")").c_str());
+}
+
+ADAEXPLORE_FN Kernel Benchmark::kernel(const std::string& name) {
+  load_library();
+  unsigned count = 0;
+  check(cudaLibraryGetKernelCount(&count, library_), "cudaLibraryGetKernelCount");
+  std::vector<cudaKernel_t> all(count);
+  if (count) check(cudaLibraryEnumerateKernels(all.data(), count, library_), "cudaLibraryEnumerateKernels");
+  std::vector<Kernel> found;
+  std::string listed;
+  for (cudaKernel_t k : all) {
+    const char* mangled = nullptr;
+    check(cudaFuncGetName(&mangled, reinterpret_cast<const void*>(k)), "cudaFuncGetName");
+    Kernel kernel;
+    kernel.bench_ = this;
+    kernel.handle_ = k;
+    kernel.mangled_ = mangled ? mangled : "";
+    kernel.name_ = detail::demangled(kernel.mangled_.c_str());
+    if (kernel.mangled_.rfind("adaexplore_export_", 0) == 0) continue;  // ADAEXPLORE_EXPORT's
+    listed += (listed.empty() ? "" : "; ") + kernel.name_;
+    if (detail::names_kernel(name, kernel.name_, kernel.mangled_)) found.push_back(kernel);
+  }
+  if (found.size() != 1)
+    fail("launch_error", "",
+         std::string(found.empty() ? "no kernel" : "more than one kernel") + " named " + name + " in " +
+             options_.kernel_file + " (its kernels: " + (listed.empty() ? "none" : listed) +
+             "); name one by its full or mangled name, and make the template instantiate it (a launch of it in "
+             "the template's code does)");
+  return found.front();
+}
+
+ADAEXPLORE_FN const std::string& Benchmark::param_text(const std::string& name) {
+  for (const auto& p : options_.params)
+    if (p.first == name) return p.second;
+  std::string known;
+  for (const auto& p : options_.params) known += (known.empty() ? "" : ", ") + p.first;
+  fail("launch_error", "",
+       "Benchmark::param(\"" + name + "\"): no such parameter (given: " + (known.empty() ? "none" : known) +
+           "); the tuner passes every parameter of the space with the kernel unit (--adaexplore-param NAME=VALUE)");
+}
+
+ADAEXPLORE_FN long long Benchmark::param(const std::string& name) {
+  const std::string& text = param_text(name);
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 0);
+  if (text.empty() || *end != '\0')
+    fail("launch_error", "", "Benchmark::param(\"" + name + "\"): the value \"" + text +
+                                 "\" is not an integer; read it with param_text()");
+  return value;
+}
+
+ADAEXPLORE_FN long long Benchmark::exported(const std::string& name) {
+  for (const auto& e : exported_)
+    if (e.first == name) return e.second;
+  load_library();
+  cudaKernel_t k = nullptr;
+  const std::string symbol = "adaexplore_export_" + name;
+  if (cudaLibraryGetKernel(&k, library_, symbol.c_str()) != cudaSuccess) {
+    (void)cudaGetLastError();
+    fail("launch_error", "", "Benchmark::exported(\"" + name + "\"): " + options_.kernel_file + " has no " + symbol +
+                                 "; export the value in the template with ADAEXPLORE_EXPORT(" + name +
+                                 ", expression) (adaexplore/kernel_unit.cuh)");
+  }
+  auto out = allocate<long long>(1, "exported value");
+  long long* p = out.get();
+  void* args[] = {&p};
+  check(cudaLaunchKernel(reinterpret_cast<const void*>(k), dim3(1), dim3(1), args, 0, stream_),
+        ("launch of " + symbol).c_str());
+  long long value = 0;
+  check(cudaMemcpyAsync(&value, p, sizeof value, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(exported value)");
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(exported value)");
+  exported_.emplace_back(name, value);
+  return value;
+}
+
+ADAEXPLORE_FN void Kernel::check_arguments(const std::size_t* sizes, std::size_t count) const {
+  for (std::size_t i = 0; i <= count; ++i) {
+    std::size_t offset = 0, size = 0;
+    const cudaError_t e = cudaFuncGetParamInfo(function(), i, &offset, &size);
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    if (i == count) {
+      if (e == cudaSuccess)
+        bench_->fail("launch_error", "",
+                     name_ + " takes more than the " + std::to_string(count) + " arguments the benchmark passes");
+      break;
+    }
+    if (e != cudaSuccess)
+      bench_->fail("launch_error", "",
+                   name_ + " takes " + std::to_string(i) + " arguments; the benchmark passes " + std::to_string(count));
+    if (size != sizes[i])
+      bench_->fail("launch_error", "",
+                   name_ + ": argument " + std::to_string(i + 1) + " has " + std::to_string(sizes[i]) +
+                       " bytes, the kernel's parameter " + std::to_string(size) +
+                       "; pass exactly the kernel's parameter types");
+  }
+  checked_ = true;
+}
+
+ADAEXPLORE_FN void Kernel::launch_with(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
+                                      void** params) const {
+  const cudaError_t e = cudaLaunchKernel(function(), grid, block, params, shared, stream);
+  if (e == cudaSuccess) return;
+  (void)cudaGetLastError();
+  bench_->fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
+               "kernel launch (" + name_ + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
 ADAEXPLORE_FN Benchmark::Benchmark(int argc, char** argv)
     : created_(std::chrono::steady_clock::now()), options_(HarnessOptions::parse(argc, argv)), rng_(options_.seed) {
   check(cudaSetDevice(0), "cudaSetDevice");
@@ -547,6 +835,7 @@ ADAEXPLORE_FN Benchmark::Benchmark(int argc, char** argv)
 }
 
 ADAEXPLORE_FN Benchmark::~Benchmark() {
+  if (library_) cudaLibraryUnload(library_);
   if (start_) cudaEventDestroy(start_);
   if (stop_) cudaEventDestroy(stop_);
   if (stream_) cudaStreamDestroy(stream_);

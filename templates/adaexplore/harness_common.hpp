@@ -4,7 +4,10 @@
 // Protocol between the tuner and a benchmark program (one process per evaluation):
 //   <program> --adaexplore-result FILE [--adaexplore-seed N] [--adaexplore-warmup-ms MS]
 //             [--adaexplore-measure-ms MS] [--adaexplore-max-reps N] [--adaexplore-ci-rel R]
+//             [--adaexplore-kernel CUBIN --adaexplore-param NAME=VALUE ...]
 //             [user arguments...]
+// (--adaexplore-kernel and --adaexplore-param: the kernel unit, compile.unit "kernel": the
+// benchmark is built once and each configuration's device code comes as a cubin, harness.cuh.)
 // The program writes one JSON object to FILE:
 //   {"adaexplore_harness": 1, "status": "ok"|"launch_error"|"crash"|"wrong_result"|"resource_limit",
 //    "message": "...", "error_name": "cudaErrorIllegalAddress",
@@ -188,6 +191,12 @@ struct HarnessOptions {
   int max_reps = 2000;
   double ci_rel = 0.01;        // measurement stops when the median's 95 % CI half-width <= this x median
   std::vector<std::string> user_args;  // arguments the harness does not know, in order
+  // The kernel unit (compile.unit "kernel", harness.cuh Benchmark::kernel): the configuration's
+  // cubin (--adaexplore-kernel FILE) and its parameter values (--adaexplore-param NAME=VALUE, once
+  // per parameter, in the space's order). Empty when the benchmark was compiled whole with the
+  // rendered template (compile.unit "program").
+  std::string kernel_file;
+  std::vector<std::pair<std::string, std::string>> params;
 
   static HarnessOptions parse(int argc, char** argv);
 };
@@ -434,6 +443,16 @@ ADAEXPLORE_FN HarnessOptions HarnessOptions::parse(int argc, char** argv) {
     else if (a == "--adaexplore-measure-ms") o.measure_ms = std::atof(value("--adaexplore-measure-ms"));
     else if (a == "--adaexplore-max-reps") o.max_reps = std::atoi(value("--adaexplore-max-reps"));
     else if (a == "--adaexplore-ci-rel") o.ci_rel = std::atof(value("--adaexplore-ci-rel"));
+    else if (a == "--adaexplore-kernel") o.kernel_file = value("--adaexplore-kernel");
+    else if (a == "--adaexplore-param") {
+      const std::string p = value("--adaexplore-param");
+      const std::size_t eq = p.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        std::fprintf(stderr, "adaexplore harness: --adaexplore-param %s: expected NAME=VALUE\n", p.c_str());
+        finish(64);
+      }
+      o.params.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+    }
     else o.user_args.push_back(a);
   }
   return o;

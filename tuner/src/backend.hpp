@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,14 @@
 
 namespace adaexplore {
 
+/// The whole setup is broken (every configuration fails the same way, or what every configuration
+/// needs does not build): not a configuration failure, and recorded as none. what() says why.
+/// Thrown by the tuning loop (tuner.hpp) and by a backend's measure().
+class SetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// What `prepare` produced: either a failure decided before any run (compile error, resource
 /// limit from the ptxas report) or an artifact ready to measure.
 struct Prepared {
@@ -24,6 +33,9 @@ struct Prepared {
   std::filesystem::path directory;   // the evaluation's working directory
   std::vector<KernelResources> resources;
   std::map<std::string, double> stage_ms;
+  /// The artifact came from the compile cache (kernel_unit.hpp): the outcome says so
+  /// (extra.compile_cache "hit"), and stage_ms "compile" is the lookup's time.
+  bool compile_cached = false;
   /// measure() leaves the artifact in place (to measure it again: confirm.hpp); the caller removes it.
   bool keep_artifact = false;
 };

@@ -43,7 +43,7 @@ DeviceLimits target_limits(const DeviceInfo& device, const std::string& arch) {
 class CudaBackend final : public ProgramBackend {
  public:
   CudaBackend(const Spec& spec, const std::vector<DeviceInfo>& devices)
-      : ProgramBackend(spec),
+      : ProgramBackend(spec, /*kernel_unit_capable=*/true),
         device_(devices.front()),
         devices_(devices),
         arch_(target_arch(spec, devices.front())),
@@ -97,6 +97,13 @@ class CudaBackend final : public ProgramBackend {
     return flags;
   }
 
+  // The kernel unit (compiler.unit, kernel_unit.hpp): device code only, a cubin for the target
+  // architecture, with the ptxas report and line information as for the whole program. No -O: it
+  // is the host code's level, and there is none here.
+  std::vector<std::string> kernel_unit_flags() const override {
+    return {"-std=c++17", "-cubin", "-arch=" + arch_, "-Xptxas", "-v", "-lineinfo"};
+  }
+
   std::size_t measure_slots() const override { return devices_.size(); }
 
   bool separate_harness() const override { return true; }
@@ -143,12 +150,14 @@ class CudaBackend final : public ProgramBackend {
     const std::string output = compile.err + "\n" + compile.out;
     prepared.resources = parse_ptxas_report(output);  // the kernels ptxas got through
     // The harness's own kernels (Benchmark::gather, Benchmark::nonfinite: namespace
-    // adaexplore::detail) are not the tuned kernel's: not in its figures, not checked against its
-    // launch shape.
+    // adaexplore::detail) and the template's exported values (ADAEXPLORE_EXPORT: one-thread
+    // kernels adaexplore_export_<name>) are not the tuned kernel's: not in its figures, not
+    // checked against its launch shape.
     prepared.resources.erase(std::remove_if(prepared.resources.begin(), prepared.resources.end(),
                                             [](const KernelResources& k) {
                                               return k.kernel.find("adaexplore6detail") != std::string::npos ||
-                                                     k.kernel.find("adaexplore::detail::") != std::string::npos;
+                                                     k.kernel.find("adaexplore::detail::") != std::string::npos ||
+                                                     k.kernel.rfind("adaexplore_export_", 0) == 0;
                                             }),
                              prepared.resources.end());
     if (!compile.ok()) {

@@ -50,7 +50,7 @@ nlohmann::json content_key_parts(const Spec& spec) {
     // include_dirs: paths (absolute when CMake writes them, so another checkout would get another
     // key), and the headers in them are not hashed anyway. timeout_s: a time limit. launcher
     // (ccache, ...): how the program is built, not what it measures.
-    for (const char* k : {"path", "arch", "include_dirs", "timeout_s", "launcher"}) raw["compiler"].erase(k);
+    for (const char* k : {"path", "arch", "include_dirs", "timeout_s", "launcher", "unit"}) raw["compiler"].erase(k);
   }
   if (raw.contains("run") && raw["run"].is_object())  // time limits and the runner do not change a measurement
     for (const char* k : {"timeout_s", "timeout_factor", "timeout_floor_s", "runner"}) raw["run"].erase(k);

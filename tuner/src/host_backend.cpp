@@ -24,7 +24,7 @@ std::string cpu_model() {
 
 class HostBackend final : public ProgramBackend {
  public:
-  explicit HostBackend(const Spec& spec) : ProgramBackend(spec) {}
+  explicit HostBackend(const Spec& spec) : ProgramBackend(spec, /*kernel_unit_capable=*/false) {}
 
   std::string name() const override { return "host"; }
 

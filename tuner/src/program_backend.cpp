@@ -130,7 +130,7 @@ fs::path harness_dir(const Spec& spec) {
       "; set ADAEXPLORE_HARNESS_DIR to the folder that holds adaexplore/harness_common.hpp");
 }
 
-ProgramBackend::ProgramBackend(const Spec& spec)
+ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     : spec_(spec),
       harness_(harness_dir(spec)),
       template_text_(read_file(spec.template_path)),
@@ -152,6 +152,15 @@ ProgramBackend::ProgramBackend(const Spec& spec)
   options.timeout_s = 60;
   const ProcessResult version = run_process({spec_.compiler.path, "--version"}, options);
   version_output_ = version.out.empty() ? version.err : version.out;
+  unit_ = choose_compile_unit(spec_, rendered_name(spec_.template_path), kernel_unit_capable);
+  if (unit_.kernel) {
+    // The toolkit's and the system's headers are covered by the compiler's identity in the key.
+    const fs::path compiler = find_program(spec_.compiler.path);
+    std::error_code ec;
+    const fs::path toolkit = fs::weakly_canonical(compiler, ec).parent_path().parent_path();
+    cache_ = std::make_unique<CompileCache>(harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
+                                            std::vector<fs::path>{toolkit, "/usr/include", "/usr/lib", "/usr/local/include"});
+  }
 }
 
 std::string ProgramBackend::compiler_version(const std::string& needle) const {
@@ -164,7 +173,9 @@ std::string ProgramBackend::compiler_version(const std::string& needle) const {
   return first;
 }
 
-ProgramBackend::~ProgramBackend() = default;
+ProgramBackend::~ProgramBackend() {
+  if (benchmark_.valid()) benchmark_.wait();  // it uses this backend's members
+}
 
 std::size_t ProgramBackend::parallelism() const {
   if (spec_.jobs) return spec_.jobs;
@@ -280,7 +291,9 @@ Prepared ProgramBackend::prepare(const Config& config) {
   Prepared prepared;
   prepared.config = config;
   prepared.directory = fs::absolute(eval_directory(config));
-  prepared.executable = prepared.directory / (runner_command_.empty() ? "benchmark" : "benchmark.so");
+  prepared.executable =
+      prepared.directory / (unit_.kernel ? "kernel.cubin" : runner_command_.empty() ? "benchmark" : "benchmark.so");
+  if (unit_.kernel) start_benchmark_build();  // the benchmark, once, while the configurations compile
   fs::create_directories(prepared.directory);
   if (!runner_command_.empty())  // now, so that its CUDA context is made while this compiles
     std::call_once(runner_started_, [this] {
@@ -300,6 +313,10 @@ Prepared ProgramBackend::prepare(const Config& config) {
   }
   ProcessOptions options = logged_options(prepared.directory, "compile", spec_.compiler.timeout_s);
   options.capture_limit = 4 << 20;  // the whole ptxas report, however many kernels
+  if (unit_.kernel) {
+    compile_kernel_unit(prepared, options);
+    return prepared;
+  }
   const fs::path harness_object = this->harness_object();
   compile(prepared, options, harness_object);
   if (harness_object.empty()) return prepared;
@@ -326,6 +343,134 @@ Prepared ProgramBackend::prepare(const Config& config) {
               << "); it may rely on a standard header it does not include itself. The tuning goes on header-only "
                  "(slower compiles).\n";
   return retry;
+}
+
+std::vector<std::string> ProgramBackend::kernel_unit_command(const Prepared& prepared) const {
+  std::vector<std::string> argv = compiler_prefix(spec_.compiler);
+  for (const auto& f : kernel_unit_flags()) argv.push_back(f);
+  for (const auto& f : spec_.compiler.flags) argv.push_back(f);
+  for (const auto& f : include_flags(spec_, prepared.directory, harness_)) argv.push_back(f);
+  for (const auto& d : spec_.compiler.definitions) argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
+  for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
+    argv.push_back("-DADAEXPLORE_PARAM_" + spec_.space.parameters()[i].name + "=" +
+                   spec_.space.value(prepared.config, i).text);
+  const fs::path& d = prepared.directory;
+  argv.insert(argv.end(), {"-MD", "-MF", (d / "kernel.d").string(), (d / "kernel.cu").string(), "-o",
+                           prepared.executable.string()});
+  return argv;
+}
+
+// The kernel unit of prepared.config: kernel.cu compiled to kernel.cubin, or the cubin and the
+// compiler's output (the ptxas report) of an identical compile from the cache; the verdict as for
+// a whole program (compile_verdict, review_compile). stage_ms: "compile" (the compile, or the
+// cache's lookup and copy; prepared.compile_cached on a hit).
+void ProgramBackend::compile_kernel_unit(Prepared& prepared, const ProcessOptions& options) const {
+  write_file_if_changed(prepared.directory / "kernel.cu", kernel_unit_source(rendered_name(spec_.template_path)));
+  const std::vector<std::string> command = kernel_unit_command(prepared);
+  // The key: the compiler (its path resolved and its --version), the command with this folder's
+  // path replaced (another build tree compiles the same), and the rendered template's text.
+  std::string key = find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
+  const std::string folder = prepared.directory.string();
+  for (std::string a : command) {
+    for (std::size_t at = a.find(folder); at != std::string::npos; at = a.find(folder, at + 7))
+      a.replace(at, folder.size(), "<eval>");
+    key += a + '\n';
+  }
+  key += read_file(prepared.directory / rendered_name(spec_.template_path));
+  const auto start = std::chrono::steady_clock::now();
+  if (cache_)
+    if (auto hit = cache_->find(key, prepared.executable)) {
+      ProcessResult cached;
+      cached.argv = command;
+      cached.exit_code = 0;
+      cached.out = hit->out;
+      cached.err = hit->err;
+      prepared.stage_ms["compile"] = ms_since(start);
+      prepared.compile_cached = true;
+      write_file_if_changed(prepared.directory / "compile.cmd", cached.command_line() + "\n# served from " +
+                                                                    cache_->directory().string() + "\n");
+      write_file_if_changed(prepared.directory / "compile.out", hit->out);
+      write_file_if_changed(prepared.directory / "compile.err", hit->err);
+      prepared.failure = compile_verdict(cached, prepared);
+      return;
+    }
+  const ProcessResult compile = run_process(command, options);
+  write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
+  prepared.stage_ms["compile"] = compile.wall_ms;
+  prepared.failure = compile_verdict(compile, prepared);
+  std::error_code ec;
+  if (compile.ok() && cache_ && fs::exists(prepared.executable, ec))
+    cache_->store(key, prepared.executable, prepared.directory / "kernel.d", prepared.directory, compile.out, compile.err);
+}
+
+// The benchmark of the kernel unit, compiled once: as the whole program's compile but without
+// the rendered template (no evaluation folder on the include path, no parameter macros: its host
+// code is the same for every configuration), against the harness built apart when that builds.
+ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::string> argv,
+                                                               const std::vector<std::string>& module, bool separate) {
+  BenchmarkBuild build;
+  const auto start = std::chrono::steady_clock::now();
+  const fs::path directory = fs::absolute(spec_.work_dir / "benchmark");
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  fs::path harness_object;
+  if (separate && harness_object_.valid()) harness_object = harness_object_.get();
+  if (!harness_object.empty() && !fs::exists(harness_object, ec)) harness_object.clear();
+  std::vector<std::string> includes = include_flags(spec_, directory, harness_);
+  includes.erase(includes.begin());  // the benchmark's own folder is not an evaluation's
+  for (const auto& f : includes) argv.push_back(f);
+  for (const auto& d : spec_.compiler.definitions) argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
+  argv.push_back("-DADAEXPLORE_KERNEL_UNIT=1");
+  for (const auto& f : module) argv.push_back(f);
+  if (!harness_object.empty()) argv.push_back("-DADAEXPLORE_HARNESS_SEPARATE=1");
+  build.program = directory / (runner_command_.empty() ? "benchmark" : "benchmark.so");
+  argv.push_back(spec_.benchmark_path.string());
+  if (!harness_object.empty()) argv.push_back(harness_object.string());
+  argv.insert(argv.end(), {"-o", build.program.string()});
+  const ProcessResult built = run_process(argv, logged_options(directory, "compile", spec_.compiler.timeout_s));
+  write_file_if_changed(directory / "compile.cmd", built.command_line() + "\n");
+  build.ms = ms_since(start);
+  if (built.ok() && fs::exists(build.program, ec)) return build;
+  const std::string why = built.timed_out ? "the compiler exceeded its time limit of " + seconds(spec_.compiler.timeout_s)
+                          : built.failed_to_start ? "the compiler could not be started: " + built.error
+                                                  : first_error_line(built.err + built.out);
+  build.error = spec_.benchmark_path.string() + " does not compile (the kernel unit's benchmark, compiled once, without the "
+                "rendered template): " + why + "\n  log: " + (directory / "compile.err").string() +
+                "\n  command: " + (directory / "compile.cmd").string() +
+                "\n  a benchmark that includes the rendered template compiles whole per configuration: compiler.unit "
+                "\"program\" (COMPILE_UNIT PROGRAM)";
+  build.program.clear();
+  return build;
+}
+
+// The command is made here, in the caller's thread (the backend's virtual functions cannot be
+// called from the build's thread: it may still run while a derived backend is destroyed).
+void ProgramBackend::start_benchmark_build() {
+  std::call_once(benchmark_started_, [this] {
+    (void)harness_object();  // its build started
+    std::vector<std::string> base = compiler_prefix(spec_.compiler);
+    for (const auto& f : toolchain_flags()) base.push_back(f);
+    for (const auto& f : spec_.compiler.flags) base.push_back(f);
+    std::vector<std::string> module;
+    if (!runner_command_.empty()) module = module_flags();
+    const bool separate = separate_harness();
+    benchmark_ = std::async(std::launch::async, [this, base, module, separate] {
+      return build_benchmark(base, module, separate);
+    }).share();
+  });
+}
+
+const ProgramBackend::BenchmarkBuild& ProgramBackend::benchmark_build() {
+  start_benchmark_build();
+  return benchmark_.get();
+}
+
+std::vector<std::string> ProgramBackend::kernel_arguments(const Prepared& prepared) const {
+  std::vector<std::string> argv = {"--adaexplore-kernel", prepared.executable.string()};
+  for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
+    argv.insert(argv.end(), {"--adaexplore-param", spec_.space.parameters()[i].name + "=" +
+                                                       spec_.space.value(prepared.config, i).text});
+  return argv;
 }
 
 // Compiles (and links) the benchmark for prepared.config into prepared.executable; the verdict in
@@ -404,17 +549,30 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
   std::optional<double> load_ms;
   std::string load_error;
   double start_ms = 0;
+  fs::path program = prepared.executable;
+  std::vector<std::string> arguments = run_arguments(record);
+  double waited_ms = 0;
+  if (unit_.kernel) {  // the benchmark built once, given this configuration's cubin
+    const auto wait_start = std::chrono::steady_clock::now();
+    const BenchmarkBuild& build = benchmark_build();
+    waited_ms = ms_since(wait_start);
+    if (!build.error.empty()) throw SetupError(build.error);  // no configuration can run
+    program = build.program;
+    const std::vector<std::string> kernel = kernel_arguments(prepared);
+    arguments.insert(arguments.begin() + 4, kernel.begin(), kernel.end());  // after result and seed
+  }
   if (slot < runners_.size()) {
-    const RunnerReply reply = runners_[slot]->run({prepared.executable, run_arguments(record), prepared.directory,
-                                            prepared.directory / "run.out", prepared.directory / "run.err"},
-                                           run_limit_.seconds);
+    RunnerRequest request{program, arguments, prepared.directory, prepared.directory / "run.out",
+                          prepared.directory / "run.err"};
+    request.keep = unit_.kernel;
+    const RunnerReply reply = runners_[slot]->run(request, run_limit_.seconds);
     run = reply.process;
     load_ms = reply.load_ms;
     load_error = reply.load_error;
     start_ms = reply.start_ms;
   } else {
-    std::vector<std::string> argv = {prepared.executable.string()};
-    for (const auto& a : run_arguments(record)) argv.push_back(a);
+    std::vector<std::string> argv = {program.string()};
+    for (const auto& a : arguments) argv.push_back(a);
     ProcessOptions options = logged_options(prepared.directory, "run", run_limit_.seconds);
     options.environment = slot_environment(slot);
     run = run_process(argv, options);
@@ -425,6 +583,7 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
                         ? benchmark_outcome(run, record, run_limit_.seconds)
                         : process_failure(Status::compile_error, "the benchmark module could not be loaded: " + load_error, run);
   if (load_ms) outcome.stage_ms["load"] = *load_ms;
+  if (waited_ms > 1) outcome.stage_ms["benchmark_wait"] = waited_ms;  // the first: its build still running
   if (start_ms > 0) outcome.stage_ms["runner_start"] = start_ms;
   if (const auto where = slot_device(slot); !where.is_null()) outcome.extra["device"] = where;
   if (outcome.status == Status::timeout) {  // the first line stays the signature of the failure

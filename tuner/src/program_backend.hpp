@@ -3,10 +3,22 @@
 // library) in the long-lived runner (runner.hpp; spec run.runner, the default) or as an
 // executable in its own process per evaluation.
 //
+// What is compiled per configuration (spec compiler.unit, kernel_unit.hpp):
+//  - the whole benchmark with the rendered template ("program"), or
+//  - the kernel unit ("kernel", cuda): the rendered template's device code alone, to a cubin
+//    (served from the compile cache, kernel_unit.hpp CompileCache, when compiled before), while
+//    the benchmark is compiled once per tuning, in the background from the first prepare(), into
+//    <work_dir>/benchmark/benchmark.so (or benchmark, an executable, without the runner); each
+//    measurement runs it with --adaexplore-kernel <cubin> and --adaexplore-param NAME=VALUE for
+//    every parameter, and the runner keeps the module loaded between configurations.
+//
 // Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/:
 //   <template name without .in>   the rendered template; the benchmark #includes it by that name
+//   kernel.cu, kernel.d           the kernel unit: its source (includes the rendered template)
+//                                 and the headers it included
 //   compile.cmd, compile.out/.err the compiler's command line and output
 //   benchmark / benchmark.so      the executable or module; removed once measured
+//   kernel.cubin                  the kernel unit's artifact instead; removed once measured
 //   run.out/.err, result.json     the benchmark's output and result record
 // The benchmark is compiled with -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir>,
 // the spec's include dirs, definitions and flags, and each parameter as
@@ -26,6 +38,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "kernel_unit.hpp"
 #include "process.hpp"
 #include "runner.hpp"
 #include "spec.hpp"
@@ -67,8 +80,20 @@ class ProgramBackend : public Backend {
   const RunLimit& run_limit() const { return run_limit_; }
   /// spec.jobs, else the number of hardware threads.
   std::size_t parallelism() const override;
-  /// "runner: ..." or "process per evaluation: ..." with the reason when the runner is not used.
-  std::string evaluation_mode() const override { return mode_; }
+  /// "runner: ..." or "process per evaluation: ..." with the reason when the runner is not used,
+  /// then what is compiled per configuration and why (CompileUnit::reason).
+  std::string evaluation_mode() const override { return mode_ + "; " + unit_.reason; }
+  /// Whether configurations are compiled as the kernel unit (compiler.unit, kernel_unit.hpp).
+  bool kernel_unit() const { return unit_.kernel; }
+  /// The benchmark compiled once for the kernel unit, once its build (started by the first
+  /// prepare(), or by this call) is done: the program, or empty with `error` set to the
+  /// compiler's first error line and its log's path. Empty without the kernel unit.
+  struct BenchmarkBuild {
+    std::filesystem::path program;
+    std::string error;
+    double ms = 0;  // the build's wall time
+  };
+  const BenchmarkBuild& benchmark_build();
   ~ProgramBackend() override;
   /// The object of the harness built apart (separate_harness()) once its build, started in the
   /// background by the first prepare() (or by this call), is done; empty before that (`wait`
@@ -86,8 +111,9 @@ class ProgramBackend : public Backend {
   }
 
  protected:
-  /// Throws std::runtime_error when the compiler or the harness cannot be found.
-  explicit ProgramBackend(const Spec& spec);
+  /// Throws std::runtime_error when the compiler or the harness cannot be found, or when
+  /// compiler.unit asks for a kernel unit the backend does not have (`kernel_unit_capable`).
+  ProgramBackend(const Spec& spec, bool kernel_unit_capable);
 
   const Spec& spec() const { return spec_; }
   /// The compiler's `--version` line containing `needle` (the first line when empty or absent).
@@ -108,6 +134,9 @@ class ProgramBackend : public Backend {
   /// Options that build the benchmark as a runner module (a shared library exporting
   /// adaexplore_module_entry, -DADAEXPLORE_MODULE=1) instead of an executable.
   virtual std::vector<std::string> module_flags() const = 0;
+  /// The kernel unit's compile options before the shared ones (cuda: -cubin for the target
+  /// architecture, the ptxas report); only called when kernel_unit_capable.
+  virtual std::vector<std::string> kernel_unit_flags() const { return {}; }
   /// The runner's extra arguments (cuda: --cudart <libcudart.so of the compiler's toolkit>).
   virtual std::vector<std::string> runner_arguments() const { return {}; }
   /// Variables set for the benchmark measured on worker `slot` (cuda: CUDA_VISIBLE_DEVICES = the
@@ -145,7 +174,19 @@ class ProgramBackend : public Backend {
   // Compiles it; the object, or empty when the compile failed (its log stays in the cache folder).
   std::filesystem::path build_harness_object(HarnessBuild build) const;
 
+  // The kernel unit: compile prepared's kernel.cu into kernel.cubin (or take it from the cache).
+  void compile_kernel_unit(Prepared& prepared, const ProcessOptions& options) const;
+  std::vector<std::string> kernel_unit_command(const Prepared& prepared) const;
+  void start_benchmark_build();
+  BenchmarkBuild build_benchmark(std::vector<std::string> base_command, const std::vector<std::string>& module_flags,
+                                 bool separate_harness);
+  std::vector<std::string> kernel_arguments(const Prepared& prepared) const;
+
   Spec spec_;
+  CompileUnit unit_;
+  std::unique_ptr<CompileCache> cache_;  // the kernel unit's compile cache; null without it
+  std::once_flag benchmark_started_;
+  std::shared_future<BenchmarkBuild> benchmark_;  // build_benchmark(), in the background
   std::filesystem::path harness_;
   std::string template_text_;
   std::string version_output_;

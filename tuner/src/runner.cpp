@@ -147,7 +147,8 @@ RunnerReply Runner::run(const RunnerRequest& request, double timeout_s) {
                                   {"args", request.args},
                                   {"directory", request.directory.string()},
                                   {"stdout", request.stdout_file.string()},
-                                  {"stderr", request.stderr_file.string()}};
+                                  {"stderr", request.stderr_file.string()},
+                                  {"keep", request.keep}};
   // A fresh runner first says it is ready (its CUDA context made): that start is not the
   // configuration's time (start_ms), and at most kStartLimitS.
   std::string line;

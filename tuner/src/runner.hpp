@@ -9,7 +9,11 @@
 // Protocol (the runner is the hidden subcommand `adaexplore-tuner runner [--cudart LIB]`):
 //   request, one JSON line on the runner's stdin:
 //     {"module": ".../benchmark.so", "args": ["--adaexplore-result", ...], "directory": "...",
-//      "stdout": ".../run.out", "stderr": ".../run.err"}
+//      "stdout": ".../run.out", "stderr": ".../run.err", "keep": false}
+//   "keep" true (the kernel unit: one benchmark module for every configuration, each bringing its
+//   cubin as an argument): the module stays loaded after its main returns and the next request
+//   for the same path calls it again (no dlopen; its statics, such as the harness's buffer cache,
+//   live on), until the runner exits.
 //   first, once: {"ready": true} when the runner has started (its CUDA context made);
 //   reply, one JSON line on the runner's stdout (a copy of fd 1 taken at start; fd 1 and 2 are
 //   redirected to the request's files while the module runs):
@@ -38,6 +42,7 @@ struct RunnerRequest {
   std::vector<std::string> args;     // argv[1..] of the benchmark's main
   std::filesystem::path directory;   // the working directory while it runs
   std::filesystem::path stdout_file, stderr_file;
+  bool keep = false;  // leave the module loaded for the next request (see "keep" above)
 };
 
 struct RunnerReply {

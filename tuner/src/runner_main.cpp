@@ -245,6 +245,7 @@ int runner_main(const std::string& cudart) {
   const CudaRuntime cuda(cudart);
   set_device_pool_free(cuda.free_memory);
   write_all(replies, "{\"ready\": true}\n");
+  std::map<std::string, void*> kept;  // modules requested with "keep": loaded once, never closed
   std::string line;
   while (std::getline(std::cin, line)) {
     nlohmann::json reply = {{"exit_code", 0}, {"load_ms", 0.0}, {"main_ms", 0.0}, {"unload_ms", 0.0},
@@ -261,7 +262,10 @@ int runner_main(const std::string& cudart) {
       if (!directory.empty() && ::chdir(directory.c_str()) != 0) std::perror("adaexplore runner: chdir");
 
       auto t = Clock::now();
-      void* handle = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
+      const bool keep = request.value("keep", false);
+      const auto known = kept.find(module);
+      void* handle = known != kept.end() ? known->second : dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (keep && handle && known == kept.end()) kept[module] = handle;
       Entry entry = handle ? reinterpret_cast<Entry>(dlsym(handle, "adaexplore_module_entry")) : nullptr;
       reply["load_ms"] = ms_since(t);
       if (!entry) {
@@ -299,7 +303,7 @@ int runner_main(const std::string& cudart) {
         }
       }
       t = Clock::now();
-      if (handle) dlclose(handle);
+      if (handle && !kept.count(module)) dlclose(handle);
       if (!lost) device_pool_after_module();
       reply["unload_ms"] = ms_since(t);
     } catch (const std::exception& e) {

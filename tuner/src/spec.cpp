@@ -248,7 +248,7 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     s.seed = j["seed"].get<std::uint64_t>();
   }
   const nlohmann::json compiler =
-      section(j, "compiler", {"path", "flags", "arch", "include_dirs", "definitions", "timeout_s", "launcher"}, file);
+      section(j, "compiler", {"path", "flags", "arch", "include_dirs", "definitions", "timeout_s", "launcher", "unit"}, file);
   s.compiler.path = optional_string(compiler, "path", s.backend == "cuda" ? "nvcc" : "c++", file, "compiler.path");
   s.compiler.flags = string_list(compiler, "flags", file, "compiler");
   s.compiler.arch = optional_string(compiler, "arch", "", file, "compiler.arch");
@@ -257,6 +257,11 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
   s.compiler.definitions = string_list(compiler, "definitions", file, "compiler");
   s.compiler.timeout_s = optional_seconds(compiler, "timeout_s", 120.0, file, "compiler.timeout_s");
   s.compiler.launcher = string_list(compiler, "launcher", file, "compiler");
+  s.compiler.unit = optional_string(compiler, "unit", "auto", file, "compiler.unit");
+  if (s.compiler.unit != "auto" && s.compiler.unit != "kernel" && s.compiler.unit != "program")
+    fail(file, "compiler.unit",
+         "is \"" + s.compiler.unit + "\"; use \"kernel\" (each configuration's device code alone), \"program\" "
+         "(the whole benchmark per configuration) or \"auto\" (the default)");
   for (std::size_t i = 0; i < s.compiler.launcher.size(); ++i)
     if (s.compiler.launcher[i].empty())
       fail(file, "compiler.launcher[" + std::to_string(i) + "]",

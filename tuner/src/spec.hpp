@@ -14,7 +14,7 @@
 //   "budget": {"evaluations": 100, "seconds": 0},   // seconds 0: no time limit
 //   "strategy": "adaexplore", "strategy_options": {}, "seed": 1,   // strategy default adaexplore
 //   "compiler": {"path": "nvcc", "flags": ["-O3"], "arch": "sm_90", "include_dirs": [], "definitions": [],
-//                "timeout_s": 120, "launcher": ["ccache"]},
+//                "timeout_s": 120, "launcher": ["ccache"], "unit": "auto"},
 //   "run": {"timeout_s": 30, "timeout_factor": 10, "timeout_floor_s": 5, "args": [], "runner": true},
 //   "launch": {"threads_per_block": "(BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N)",   // optional, cuda
 //              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true},
@@ -40,6 +40,21 @@
 // so the ptxas report (-Xptxas -v) still reaches the tuner; but ccache caches compile-only calls
 // (-c) and passes a compile-and-link call such as the tuner's one-step command through uncached
 // ("called for linking" in ccache -s).
+//
+// compiler.unit (optional, default "auto"; cuda only, the host backend always compiles the
+// program): what is compiled per configuration.
+//   "kernel": the kernel unit. The template rendered for the configuration is compiled alone, its
+//     device code only (nvcc -cubin for compiler.arch, with the ptxas report), into
+//     <eval dir>/kernel.cubin; the benchmark is compiled once per tuning, without the rendered
+//     template, and launches the configuration's kernels from the cubin (harness.cuh
+//     Benchmark::kernel, param, exported). Compiled cubins are kept in a cache by content (the
+//     command, the compiler's identity, the rendered template, the headers it includes) and a
+//     configuration compiled before is served from it (kernel_unit.hpp).
+//   "program": the whole benchmark with the rendered template, per configuration (for benchmarks
+//     that include the rendered template and launch it with <<<>>>).
+//   "auto": "program" when the benchmark #includes the rendered template's name (gemm.cuh for
+//     gemm.cuh.in), else "kernel"; the choice and why are in the tuning's log.
+// Not part of the tuning database's key: both compile the same kernel for the same architecture.
 //
 // run.runner (default true): the benchmark is built as a shared library (a module) and measured
 // in one long-lived runner process (tuner/src/runner.hpp) that keeps the CUDA context between
@@ -85,6 +100,7 @@ struct CompilerSpec {
   std::vector<std::string> definitions;
   double timeout_s = 120;
   std::vector<std::string> launcher;  // compiler.launcher: prepended to the compile command; empty: none
+  std::string unit = "auto";          // compiler.unit: "auto", "kernel" or "program" (see above)
 };
 
 /// The spec's "launch" section: expressions over the space's parameters (see above).

@@ -32,6 +32,10 @@ Outcome evaluate_prepared(Backend& backend, Prepared prepared, const Space& spac
   o.label = space.label(prepared.config);
   if (o.resources.empty()) o.resources = prepared.resources;
   for (const auto& [stage, ms] : prepared.stage_ms) o.stage_ms.emplace(stage, ms);
+  if (prepared.compile_cached) {
+    if (!o.extra.is_object()) o.extra = nlohmann::json::object();
+    o.extra["compile_cache"] = "hit";
+  }
   if (!is_success(o.status)) o.objective.reset();
   return o;
 }

@@ -18,13 +18,6 @@
 
 namespace adaexplore {
 
-/// The whole setup is broken (every configuration fails the same way): not a configuration
-/// failure. what() shows the shared status and the first diagnostic.
-class SetupError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 struct TuneOptions {
   std::string kernel;             // name used in progress lines
   std::size_t budget = 100;       // evaluations, baseline and resumed ones included
