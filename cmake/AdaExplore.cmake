@@ -48,6 +48,7 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
       [RUN_TIMEOUT_FACTOR <factor>]
       [RUN_TIMEOUT_FLOOR <seconds>]
       [RUNNER ON|OFF]
+      [COMPILE_UNIT AUTO|KERNEL|PROGRAM]
       [COMPILE_TIMEOUT <seconds>]
       [COMPILER_LAUNCHER <launcher> [<arg>...]]
       [THREADS_PER_BLOCK <expression>]
@@ -208,6 +209,21 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     between configurations). A crash, time-out or sticky CUDA error restarts the runner, never
     the tuning. The benchmark's ``main`` must be ``int main(int argc, char** argv)``. ``OFF``: one
     benchmark process per evaluation. Spec: ``run.runner``; not part of the database key.
+
+  ``COMPILE_UNIT AUTO|KERNEL|PROGRAM``
+    What is compiled per configuration (``cuda``; the ``host`` backend always compiles the
+    program). ``KERNEL``: the kernel unit: the rendered template's device code alone, with
+    ``nvcc -cubin`` for ``ARCH`` (the ptxas report kept), while the benchmark is compiled once per
+    tuning and launches the configuration's kernels from the cubin (``Benchmark::kernel``,
+    ``param``, ``exported``: ``templates/adaexplore/harness.cuh``; ``docs/kernel-unit.md`` has a
+    complete example). Cubins are kept in a cache by content (``ADAEXPLORE_CACHE_DIR``, else
+    ``~/.cache/adaexplore/kernels``): a configuration compiled before, in any build tree, with the
+    same compiler, flags, template text and included headers, is not compiled again. ``PROGRAM``:
+    the whole benchmark with the rendered template per configuration (a benchmark that includes
+    the template and launches with ``<<<>>>``). ``AUTO`` (the default): ``PROGRAM`` when the
+    benchmark includes the rendered template (``gemm.cuh`` for ``gemm.cuh.in``) outside an
+    ``#ifndef ADAEXPLORE_KERNEL_UNIT`` block, else ``KERNEL``; the tuning's log says which and why.
+    Spec: ``compiler.unit``; not part of the database key.
 
   ``COMPILE_TIMEOUT <seconds>``
     A compile taking longer is stopped and recorded as a compile error. Default 120.
@@ -426,7 +442,7 @@ endif()
 function(adaexplore_tune_kernel)
   set(one TEMPLATE BENCHMARK BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED NAMESPACE PINNED_HEADER ARCH
           RUN_TIMEOUT RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR COMPILE_TIMEOUT THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS
-          IN_FLIGHT RUNNER)
+          IN_FLIGHT RUNNER COMPILE_UNIT)
   set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS COMPILER_LAUNCHER)
   if(ARGC EQUAL 0)
     set(name "")
@@ -527,6 +543,7 @@ function(_adaexplore_usage out keyword)
       "RUN_TIMEOUT_FACTOR|RUN_TIMEOUT_FACTOR <factor>, 1 or more (0: RUN_TIMEOUT alone), e.g. RUN_TIMEOUT_FACTOR 10"
       "RUN_TIMEOUT_FLOOR|RUN_TIMEOUT_FLOOR <seconds>, 0 or more, e.g. RUN_TIMEOUT_FLOOR 5"
       "RUNNER|RUNNER ON or RUNNER OFF"
+      "COMPILE_UNIT|COMPILE_UNIT AUTO, KERNEL or PROGRAM"
       "THREADS_PER_BLOCK|THREADS_PER_BLOCK <expression over PARAMS>, e.g. THREADS_PER_BLOCK \"BLOCK_X * BLOCK_Y\""
       "DYNAMIC_SHARED_BYTES|DYNAMIC_SHARED_BYTES <expression over PARAMS>, bytes, e.g. DYNAMIC_SHARED_BYTES \"4 * TILE * TILE\""
       "JOBS|JOBS <n>, parallel compiles, 0 for one per core, e.g. JOBS 8"
@@ -582,6 +599,7 @@ function(_adaexplore_check_arguments name prefix one multi)
   endforeach()
   _adaexplore_check_value("${name}" ${prefix} RUN_TIMEOUT_FLOOR "${seconds}" "is not a number of seconds (0 or more)")
   _adaexplore_check_value("${name}" ${prefix} RUNNER "^(ON|OFF)$" "is neither ON nor OFF")
+  _adaexplore_check_value("${name}" ${prefix} COMPILE_UNIT "^(AUTO|KERNEL|PROGRAM)$" "is none of AUTO, KERNEL, PROGRAM")
   _adaexplore_check_value("${name}" ${prefix} RUN_TIMEOUT_FACTOR "${seconds}" "is not a number (1 or more, or 0)")
   if(DEFINED ${prefix}_RUN_TIMEOUT_FACTOR AND ${prefix}_RUN_TIMEOUT_FACTOR GREATER 0
      AND ${prefix}_RUN_TIMEOUT_FACTOR LESS 1)
@@ -935,6 +953,10 @@ function(_adaexplore_spec_compiler_and_run json_var prefix)
     string(JSON j SET "${j}" compiler include_dirs "${v}")
   endif()
   _adaexplore_json_set_if(j ${p}_COMPILE_TIMEOUT compiler timeout_s)
+  if(DEFINED ${p}_COMPILE_UNIT)
+    string(TOLOWER "${${p}_COMPILE_UNIT}" unit)
+    string(JSON j SET "${j}" compiler unit "\"${unit}\"")
+  endif()
   _adaexplore_launcher(launcher ${p})
   if(NOT "${launcher}" STREQUAL "")
     _adaexplore_json_strings(v ${launcher})

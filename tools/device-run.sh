@@ -18,7 +18,8 @@
 #   2 % of the best known, both winners re-measured with gemm_bench.cu). Needs the wheels in .whl/
 #   (carry .whl; installed into /tmp/site). THROUGHPUT_BUDGET (100 evaluations each),
 #   THROUGHPUT_TIME_LIMIT (150 s each, no new evaluation after). At most about 8 minutes on an H200,
-#   the build included: run it alone in one device call.
+#   the build included: run it alone in one device call. With --before: AdaExplore also tunes with
+#   compiler.unit "program" (the whole benchmark per configuration), first.
 #   Results, logs and summary.md under $OUT/logs/throughput/; the table also goes to the summary.
 #   repeat: the same space tuned twice: the vector_add example's 180 configurations with
 #   --n 16777216 (64 MiB per array, above the L2), exhaustively (budget 180) into two fresh results
@@ -53,6 +54,14 @@
 #   keeps in flight only what keeps the GPU busy). Per-status counts of each in the summary. FAILCOMPARE_MODES ("default weighted off"), FAILCOMPARE_TIME_LIMIT (150 s each,
 #   no new evaluation after). About 6 minutes on an H200 for 2 seeds. Logs and the derived specs
 #   under $OUT/logs/failcompare/.
+#   kernelunit: the kernel unit against the whole program per configuration (compiler.unit
+#   "kernel" vs "program", the pipeline before 2026-12-01), fresh results and a fresh compile
+#   cache each, one after the other: the vector_add example (its spec, configured with
+#   ADAEXPLORE_MODE=DEFAULTS) and bench/failure_space, strategy random with the same seed (the
+#   same configurations in both units), budget KERNELUNIT_BUDGET (60), time limit
+#   KERNELUNIT_TIME_LIMIT (150 s). The summary has each tuning's evaluations per minute and, per
+#   space, whether every configuration got the same status in both units. About 5 minutes.
+#   Logs and results under $OUT/logs/kernelunit/.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
 #   tables and evaluations per minute in their logs; the runner tuning once more with the same
@@ -65,6 +74,9 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
 mkdir -p "$OUT/logs"
 export PATH=/usr/local/cuda/bin:$PATH
+# A compile cache of this call's own (the kernel unit's cubins, the harness objects): nothing
+# measured here is served from an earlier call's compiles.
+export ADAEXPLORE_CACHE_DIR=${ADAEXPLORE_CACHE_DIR:-$(mktemp -d /tmp/adaexplore-cache.XXXXXX)}
 jobs=$(nproc)
 run_tests=0
 run_failures=0
@@ -76,6 +88,7 @@ run_costs=0
 run_multigpu=0
 run_gemmspace=0
 run_failcompare=0
+run_kernelunit=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -89,6 +102,7 @@ for a in "$@"; do
     multigpu) run_multigpu=1 ;;
     gemmspace) run_gemmspace=1 ;;
     failcompare) run_failcompare=1 ;;
+    kernelunit) run_kernelunit=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -183,6 +197,46 @@ PY
   done
   cp bench/failure_space/spec-weighted.json bench/failure_space/spec-off.json "$cdir/"
 fi
+if [ $run_kernelunit = 1 ]; then
+  kdir=$OUT/logs/kernelunit
+  mkdir -p "$kdir"
+  rm -rf build-kernelunit
+  step kernelunit-configure cmake -S examples/vector_add -B build-kernelunit "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
+  for space in vector_add failures; do
+    case $space in
+      vector_add) base=build-kernelunit/_adaexplore/kernels/vector_add/spec.json ;;
+      failures) base=bench/failure_space/spec.json ;;
+    esac
+    for unit in program kernel; do
+      # Derived specs beside the original (its template and benchmark paths are relative to it).
+      python3 - "$base" "$(dirname "$base")/spec-$unit.json" "$unit" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s.setdefault("compiler", {})["unit"] = sys.argv[3]
+s["work_dir"] = "work-" + sys.argv[3]
+s["$comment"] = "compiler.unit " + sys.argv[3] + " (written by tools/device-run.sh kernelunit)"
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+PY
+      step "kernelunit-$space-$unit" env ADAEXPLORE_CACHE_DIR="$(mktemp -d /tmp/adaexplore-cache.XXXXXX)" "$tuner" tune \
+        --spec "$(dirname "$base")/spec-$unit.json" --strategy random --seed 1 --budget "${KERNELUNIT_BUDGET:-60}" \
+        --time-limit "${KERNELUNIT_TIME_LIMIT:-150}" --fresh --confirm-rounds 0 \
+        --results "$kdir/$space-$unit.jsonl" --header "$kdir/$space-$unit.hpp"
+      log "kernelunit $space $unit: $(grep -o 'time per stage: .*' "$OUT/logs/kernelunit-$space-$unit.log" | head -1)"
+      status_counts "$kdir/$space-$unit.jsonl" | tee -a "$OUT/logs/summary.txt"
+    done
+    python3 - "$kdir/$space-program.jsonl" "$kdir/$space-kernel.jsonl" <<'PY' | tee -a "$OUT/logs/summary.txt"
+import json, sys
+def statuses(path):
+    lines = [json.loads(l) for l in open(path) if l.strip()][1:]
+    return {o["label"]: o["status"] for o in lines}
+a, b = statuses(sys.argv[1]), statuses(sys.argv[2])
+both = sorted(set(a) & set(b))
+differ = [(l, a[l], b[l]) for l in both if a[l] != b[l]]
+print(f"kernelunit statuses: {len(both)} configurations in both units, {len(differ)} with another status"
+      + "".join(f"\n  {l}: program {x}, kernel {y}" for l, x, y in differ))
+PY
+  done
+fi
 if [ $run_gemmspace = 1 ]; then
   gdir=bench/failure_space/gemm/results
   mkdir -p "$gdir" "$OUT/logs/gemmspace"
@@ -216,7 +270,7 @@ if [ $run_throughput = 1 ]; then
   step throughput-configure cmake -S examples/gemm -B build-throughput "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
   step throughput env PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 python3 bench/throughput.py run \
     --spec build-throughput/_adaexplore/kernels/gemm/spec.json --tuner "$tuner" --out "$tdir" \
-    --budget "${THROUGHPUT_BUDGET:-100}" --time-limit "${THROUGHPUT_TIME_LIMIT:-150}"
+    --budget "${THROUGHPUT_BUDGET:-100}" --time-limit "${THROUGHPUT_TIME_LIMIT:-150}" --before
   [ -f "$tdir/summary.md" ] && cat "$tdir/summary.md" >>"$OUT/logs/summary.txt"
 fi
 if [ $run_evaluator = 1 ]; then
@@ -283,7 +337,7 @@ if [ $run_multigpu = 1 ]; then
 fi
 if [ $run_gputest = 1 ]; then  # the tests that need the GPU, without building everything
   step build-unit cmake --build build-device -j "$jobs" --target adaexplore_unit_tests
-  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter='HarnessCheckLaunch*:CudaRunner*:RunnerDevicePool*:CudaBackend*:*HostBackendTest*Runner*'
+  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter='HarnessCheckLaunch*:CudaRunner*:RunnerDevicePool*:CudaBackend*:*HostBackendTest*Runner*:KernelUnit*:CompileCache*:FailureSpace*'
   step gpu-project ctest --test-dir build-device -R 'cmake.project.cuda_gpu' --output-on-failure --timeout 300
 fi
 if [ $run_tests = 1 ]; then

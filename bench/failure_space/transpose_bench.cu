@@ -8,9 +8,10 @@
 // go into the result record ("kernels") whatever the status.
 // The record's figure of merit is GB/s = 2 * n * n * 4 bytes / median time.
 //
-// The launch (the kernel unit): the configuration's transpose_kernel from its cubin
-// (Benchmark::kernel) on an n / TILE x n / TILE grid of TILE / VEC x BLOCK_ROWS blocks, the shape
-// the template exports (Benchmark::exported). The host transpose is computed once per runner
+// The launch (the kernel unit, ADAEXPLORE_KERNEL_UNIT): the configuration's transpose_kernel from
+// its cubin (Benchmark::kernel) on an n / TILE x n / TILE grid of TILE / VEC x BLOCK_ROWS blocks,
+// the shape the template exports (Benchmark::exported); with compiler.unit "program" (the whole
+// benchmark per configuration, for the throughput benchmark's before/after): failure_space::launch(). The host transpose is computed once per runner
 // (Benchmark::once).
 //
 // Arguments after the harness's own: --n N (a multiple of 128, the largest TILE; default 8192).
@@ -21,6 +22,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#ifndef ADAEXPLORE_KERNEL_UNIT
+#include "transpose.cuh"
+#endif
 
 namespace {
 
@@ -58,12 +63,18 @@ int main(int argc, char** argv) {
                                                  [&] { return host_transpose(std::as_const(in).host(), n); });
   bench.bytes(2.0 * static_cast<double>(elements) * sizeof(float));
 
+  const adaexplore::Tolerance exact{/*rel=*/0.0, /*abs=*/0.0};
+#ifdef ADAEXPLORE_KERNEL_UNIT
   const adaexplore::Kernel transpose = bench.kernel("failure_space::transpose_kernel");
   const dim3 block(static_cast<unsigned>(bench.exported("block_x")), static_cast<unsigned>(bench.exported("block_y")));
   const unsigned tiles = static_cast<unsigned>(n / bench.exported("tile"));
   bench.check_launch(transpose, block, 0, "transpose_kernel");
   const float* input = in.get();
-  const adaexplore::Tolerance exact{/*rel=*/0.0, /*abs=*/0.0};
   return bench.run([&](cudaStream_t s) { transpose.launch(dim3(tiles, tiles), block, 0, s, input, out.get(), n); },
                    [&] { return bench.compare(out, expected, exact); });
+#else
+  bench.check_launch(failure_space::transpose_kernel, failure_space::block_shape(), 0, "transpose_kernel");
+  return bench.run([&](cudaStream_t s) { failure_space::launch(in.get(), out.get(), n, s); },
+                   [&] { return bench.compare(out, expected, exact); });
+#endif
 }

@@ -33,11 +33,15 @@
 //   when no single element is out of bounds; it is then reported as one mismatch at the worst
 //   element.
 //
-// Launch (the kernel unit: this file is compiled once per tuning, without the rendered template;
-// each configuration's gemm.cuh is compiled alone to a cubin): the configuration's
+// Launch. With the kernel unit (the default; compiler.unit "kernel", ADAEXPLORE_KERNEL_UNIT
+// defined): this file is compiled once per tuning, without the rendered template, and each
+// configuration's gemm.cuh alone to a cubin; the launch is the configuration's
 // tiled_sgemm::sgemm_kernel from that cubin (Benchmark::kernel), with the grid of
 // tiled_sgemm::launch() from the parameters BLOCK_M and BLOCK_N (Benchmark::param) and the block
-// size the template exports (Policy::kThreads, Benchmark::exported).
+// size the template exports (Policy::kThreads, Benchmark::exported). With compiler.unit
+// "program" (COMPILE_UNIT PROGRAM: the whole benchmark per configuration, as before 2026-12-01,
+// kept for the throughput benchmark's before/after), it includes gemm.cuh and calls
+// gemm_tuning::launch(). Both launch the same kernel with the same grid and block.
 //
 // Arguments after the harness's own: --size S (M = N = K = S), or --m M --n N --k K.
 #include <adaexplore/harness.cuh>
@@ -50,6 +54,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#ifndef ADAEXPLORE_KERNEL_UNIT
+#include "gemm.cuh"
+#endif
 
 namespace {
 
@@ -207,6 +215,8 @@ int main(int argc, char** argv) {
       "gemm reference " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k),
       [&] { return reference(s, std::as_const(a).host(), std::as_const(b).host(), indices); });
 
+  float run_beta = beta;  // the verify lambda's second run uses beta = 0
+#ifdef ADAEXPLORE_KERNEL_UNIT
   // The configuration's kernel, launched as tiled_sgemm::launch<Policy>() does.
   const adaexplore::Kernel sgemm = bench.kernel("tiled_sgemm::sgemm_kernel");
   const long long block_m = bench.param("BLOCK_M"), block_n = bench.param("BLOCK_N");
@@ -214,10 +224,16 @@ int main(int argc, char** argv) {
   const dim3 block(static_cast<unsigned>(bench.exported("threads")));
   const float* a_in = a.get();
   const float* b_in = b.get();
-  float run_beta = beta;  // the verify lambda's second run uses beta = 0
   auto launch = [&](cudaStream_t stream) {
     sgemm.launch(grid, block, 0, stream, s.m, s.n, s.k, alpha, a_in, s.k, b_in, s.n, run_beta, c.get(), s.n);
   };
+#else
+  const auto sgemm = tiled_sgemm::sgemm_kernel<gemm_tuning::Policy>;
+  const dim3 block(gemm_tuning::Policy::kThreads);
+  auto launch = [&](cudaStream_t stream) {
+    gemm_tuning::launch(s.m, s.n, s.k, alpha, a.get(), s.k, b.get(), s.n, run_beta, c.get(), s.n, stream);
+  };
+#endif
   // Only the sample and the non-finite count come back from the device (Benchmark::gather,
   // Benchmark::nonfinite), not the 64 MiB of C.
   auto check_c = [&](double with_beta) {

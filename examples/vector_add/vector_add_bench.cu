@@ -7,12 +7,13 @@
 // The record's figure of merit is GB/s = 3 * n * 4 bytes / median time; its "kernels" entry holds
 // the driver's figures for the kernel and block (registers, occupancy; Benchmark::check_launch).
 //
-// Launch (the kernel unit: this file is compiled once per tuning; each configuration's
-// vector_add.cuh is compiled alone to a cubin): the configuration's vecadd::vector_add_kernel
-// (Benchmark::kernel) with the grid of vecadd::launch(): one block per tile of the Policy's
-// elements, or, with a grid stride, at most as many blocks as fit on the GPU at once (SMs x
-// resident blocks per SM, from the occupancy calculator); the Policy's figures come from the
-// template (Benchmark::exported).
+// Launch. With the kernel unit (the default; ADAEXPLORE_KERNEL_UNIT defined: this file is compiled
+// once per tuning, each configuration's vector_add.cuh alone to a cubin): the configuration's
+// vecadd::vector_add_kernel (Benchmark::kernel) with the grid of vecadd::launch(): one block per
+// tile of the Policy's elements, or, with a grid stride, at most as many blocks as fit on the GPU
+// at once (SMs x resident blocks per SM, from the occupancy calculator); the Policy's figures come
+// from the template (Benchmark::exported). With compiler.unit "program" (the whole benchmark per
+// configuration, kept for the throughput benchmark's before/after): vector_add_tuning::launch().
 //
 // Arguments after the harness's own: --n N  (problem size; default 134217728).
 #include <adaexplore/harness.cuh>
@@ -21,6 +22,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#ifndef ADAEXPLORE_KERNEL_UNIT
+#include "vector_add.cuh"
+#endif
 
 namespace {
 
@@ -51,6 +56,13 @@ int main(int argc, char** argv) {
   });
   bench.bytes(3.0 * static_cast<double>(n) * sizeof(float));
 
+  const adaexplore::Tolerance exact{/*rel=*/0.0, /*abs=*/0.0};
+#ifndef ADAEXPLORE_KERNEL_UNIT
+  using Policy = vector_add_tuning::Policy;
+  bench.check_launch(vecadd::vector_add_kernel<Policy>, dim3(Policy::kBlockSize), 0, "vector_add_kernel");
+  return bench.run([&](cudaStream_t s) { vector_add_tuning::launch(a.get(), b.get(), c.get(), n, s); },
+                   [&] { return bench.compare(c, expected, exact); });
+#else
   const adaexplore::Kernel add = bench.kernel("vecadd::vector_add_kernel");
   const long long block = bench.exported("block"), tile = bench.exported("tile");
   std::size_t grid = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
@@ -69,10 +81,10 @@ int main(int argc, char** argv) {
   bench.check_launch(add, dim3(static_cast<unsigned>(block)), 0, "vector_add_kernel");
   const float* x = a.get();
   const float* y = b.get();
-  const adaexplore::Tolerance exact{/*rel=*/0.0, /*abs=*/0.0};
   return bench.run(
       [&](cudaStream_t s) {
         if (n) add.launch(dim3(static_cast<unsigned>(grid)), dim3(static_cast<unsigned>(block)), 0, s, x, y, c.get(), n);
       },
       [&] { return bench.compare(c, expected, exact); });
+#endif
 }

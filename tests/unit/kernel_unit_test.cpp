@@ -28,6 +28,12 @@ TEST(KernelUnit, IncludesFileMatchesIncludeLinesByNameOrTrailingPath) {
   EXPECT_FALSE(includes_file("#include \"mygemm.cuh\"\n", "gemm.cuh"));
   EXPECT_FALSE(includes_file("// gemm.cuh is rendered per configuration\n", "gemm.cuh"));
   EXPECT_FALSE(includes_file("#include \"gemm.cuh.in\"\n", "gemm.cuh"));
+  // A benchmark written for both units: the include compiled without the kernel unit only.
+  EXPECT_FALSE(includes_file("#ifndef ADAEXPLORE_KERNEL_UNIT\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#if !defined(ADAEXPLORE_KERNEL_UNIT)\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_TRUE(includes_file("#ifndef ADAEXPLORE_KERNEL_UNIT\n#else\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_TRUE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_TRUE(includes_file("#ifndef SOMETHING_ELSE\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
 }
 
 TEST(KernelUnit, DependencyFileParsesContinuationsAndEscapedSpaces) {

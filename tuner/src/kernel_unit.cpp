@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -20,11 +21,34 @@ namespace fs = std::filesystem;
 
 bool includes_file(const std::string& source, const std::string& file) {
   static const std::regex include(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
+  static const std::regex opens(R"(^\s*#\s*(if|ifdef|ifndef)\b(.*))");
+  static const std::regex closes(R"(^\s*#\s*endif\b)");
+  static const std::regex turns(R"(^\s*#\s*(else|elif)\b)");
+  static const std::regex without_unit(R"(^\s*(ADAEXPLORE_KERNEL_UNIT\b|!\s*defined\s*\(?\s*ADAEXPLORE_KERNEL_UNIT\b))");
+  // Each open #if: whether its current branch is compiled only without the kernel unit.
+  std::vector<bool> guarded;
   std::istringstream in(source);
   std::string line;
   while (std::getline(in, line)) {
     std::smatch m;
+    if (std::regex_search(line, m, opens)) {
+      const std::string condition = m[2].str();
+      guarded.push_back((m[1] == "ifndef" && std::regex_search(condition, without_unit) &&
+                         condition.find('!') == std::string::npos) ||
+                        (m[1] == "if" && condition.find("!") != std::string::npos &&
+                         std::regex_search(condition, without_unit)));
+      continue;
+    }
+    if (std::regex_search(line, closes)) {
+      if (!guarded.empty()) guarded.pop_back();
+      continue;
+    }
+    if (std::regex_search(line, turns)) {
+      if (!guarded.empty()) guarded.back() = false;
+      continue;
+    }
     if (!std::regex_search(line, m, include)) continue;
+    if (std::find(guarded.begin(), guarded.end(), true) != guarded.end()) continue;  // for "program" only
     const std::string named = m[1].str();
     if (named == file || (named.size() > file.size() && named.compare(named.size() - file.size(), file.size(), file) == 0 &&
                           named[named.size() - file.size() - 1] == '/'))

@@ -36,7 +36,11 @@ struct CompileUnit {
 /// rendered template (`rendered_name`, e.g. "gemm.cuh"). Throws when the benchmark cannot be read.
 CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit);
 
-/// Whether `source` has an #include line naming `file` ("file", <file>, or a path ending in /file).
+/// Whether `source` has an #include line naming `file` ("file", <file>, or a path ending in /file),
+/// leaving out those compiled only without the kernel unit: inside `#ifndef ADAEXPLORE_KERNEL_UNIT`
+/// or `#if !defined(ADAEXPLORE_KERNEL_UNIT)` (up to its #else, #elif or #endif). The benchmark of
+/// the kernel unit is compiled with -DADAEXPLORE_KERNEL_UNIT=1, so a benchmark written for both
+/// units includes the rendered template under such a guard.
 bool includes_file(const std::string& source, const std::string& file);
 
 /// kernel.cu's text: the rendered template, included by name.

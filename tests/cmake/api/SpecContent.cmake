@@ -25,6 +25,7 @@ adaexplore_tune_kernel(pinned_kernel
   RUN_TIMEOUT_FACTOR 8
   RUN_TIMEOUT_FLOOR 0.5
   COMPILE_TIMEOUT 60.5
+  COMPILE_UNIT PROGRAM
   THREADS_PER_BLOCK "TILE * UNROLL"
   DYNAMIC_SHARED_BYTES "4 * (TILE + 1) * 2"
   TARGET blas)
@@ -54,6 +55,7 @@ expect_json("${spec}" "2.5" budget seconds)
 expect_json("${spec}" "0" seed)
 expect_json("${spec}" "2" jobs)
 expect_json("${spec}" "6" in_flight)
+expect_json("${spec}" "program" compiler unit)
 expect_json("${spec}" "random" strategy)
 expect_json("${spec}" "blas::tuning" namespace)
 expect_json("${spec}" "90" compiler arch)
