@@ -26,7 +26,8 @@
 #   files; the winners, and both measured again interleaved (7 rounds) when they differ. About 3
 #   minutes on an H200. Logs under $OUT/logs/repeat/.
 #   gputest: build the unit tests and run those that use the GPU (check_launch, the CUDA runner,
-#   the cuda backend) and cmake.project.cuda_gpu (about 3 minutes).
+#   the cuda backend, the kernel unit) and cmake.project.cuda_gpu (about 4 minutes); GPU_UNIT_FILTER
+#   replaces the GoogleTest filter and GPU_PROJECT=0 leaves the project out.
 #   multigpu: the gemm example (budget MULTIGPU_BUDGET, 40) tuned with every GPU of the machine
 #   (`tune --device 0,1,...`: one measuring worker per GPU) and with GPU 0 alone, fresh results
 #   each; the outcomes per GPU (extra.device) and both tunings' evaluations per minute. Needs a
@@ -61,6 +62,7 @@
 #   same configurations in both units), budget KERNELUNIT_BUDGET (60), time limit
 #   KERNELUNIT_TIME_LIMIT (150 s). The summary has each tuning's evaluations per minute and, per
 #   space, whether every configuration got the same status in both units. About 5 minutes.
+#   KERNELUNIT_SPACES ("vector_add failures") picks the spaces.
 #   Logs and results under $OUT/logs/kernelunit/.
 #   evaluator: the evaluator on the gemm example (budget EVALUATOR_BUDGET, 40): the same tuning
 #   with the long-lived runner (the default) and with one process per evaluation, per-stage
@@ -202,7 +204,7 @@ if [ $run_kernelunit = 1 ]; then
   mkdir -p "$kdir"
   rm -rf build-kernelunit
   step kernelunit-configure cmake -S examples/vector_add -B build-kernelunit "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
-  for space in vector_add failures; do
+  for space in ${KERNELUNIT_SPACES:-vector_add failures}; do
     case $space in
       vector_add) base=build-kernelunit/_adaexplore/kernels/vector_add/spec.json ;;
       failures) base=bench/failure_space/spec.json ;;
@@ -337,8 +339,8 @@ if [ $run_multigpu = 1 ]; then
 fi
 if [ $run_gputest = 1 ]; then  # the tests that need the GPU, without building everything
   step build-unit cmake --build build-device -j "$jobs" --target adaexplore_unit_tests
-  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter='HarnessCheckLaunch*:CudaRunner*:RunnerDevicePool*:CudaBackend*:*HostBackendTest*Runner*:KernelUnit*:CompileCache*:FailureSpace*'
-  step gpu-project ctest --test-dir build-device -R 'cmake.project.cuda_gpu' --output-on-failure --timeout 300
+  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter="${GPU_UNIT_FILTER:-HarnessCheckLaunch*:CudaRunner*:RunnerDevicePool*:CudaBackend*:*HostBackendTest*Runner*:KernelUnit*:CompileCache*:FailureSpace*}"
+  [ "${GPU_PROJECT:-1}" = 1 ] && step gpu-project ctest --test-dir build-device -R 'cmake.project.cuda_gpu' --output-on-failure --timeout 300
 fi
 if [ $run_tests = 1 ]; then
   step build-all cmake --build build-device -j "$jobs"

@@ -683,11 +683,15 @@ inline std::string demangled(const char* mangled) {
   std::free(text);
   return name;
 }
-// Whether `name` (what the benchmark asked for) names the kernel `full` (demangled) or `mangled`.
+// Whether `name` (what the benchmark asked for) names the kernel `full` (demangled; a function
+// template's name starts with its return type, "void ns::k<...>(...)", which is skipped) or
+// `mangled`.
 inline bool names_kernel(const std::string& name, const std::string& full, const std::string& mangled) {
   if (name == full || name == mangled) return true;
-  return full.size() > name.size() && full.compare(0, name.size(), name) == 0 &&
-         (full[name.size()] == '<' || full[name.size()] == '(');
+  const std::string bare = full.compare(0, 5, "void ") == 0 ? full.substr(5) : full;
+  if (name == bare) return true;
+  return bare.size() > name.size() && bare.compare(0, name.size(), name) == 0 &&
+         (bare[name.size()] == '<' || bare[name.size()] == '(');
 }
 }  // namespace detail
 

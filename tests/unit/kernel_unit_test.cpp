@@ -259,6 +259,13 @@ TEST_F(KernelUnitCompileTest, ARepeatedConfigurationIsServedFromTheCacheUntilAnI
   EXPECT_EQ(again.resources[0].registers, first.resources[0].registers);
   EXPECT_EQ(read_file(again.executable), read_file(first.executable));
   EXPECT_NE(read_file(again.directory / "compile.cmd").find("served from"), std::string::npos);
+  // The benchmark too: built by the first tuning, served to the other build tree's.
+  auto third_backend = make_cuda_backend(other, DeviceInfo{});
+  (void)third_backend->prepare(mode(other, 0));
+  const auto& served = static_cast<ProgramBackend&>(*third_backend).benchmark_build();
+  ASSERT_TRUE(served.error.empty()) << served.error;
+  EXPECT_TRUE(served.cached);
+  EXPECT_TRUE(fs::exists(served.program));
   // Another configuration is compiled.
   EXPECT_FALSE(make_cuda_backend(other, DeviceInfo{})->prepare(mode(other, 3)).compile_cached);
   // The kernel's header changes: compiled again.

@@ -413,8 +413,12 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   const fs::path directory = fs::absolute(spec_.work_dir / "benchmark");
   std::error_code ec;
   fs::create_directories(directory, ec);
+  // Against the harness built apart only when that object is there already (an earlier tuning's):
+  // waiting for its build and then building this would take longer than this alone, header-only.
   fs::path harness_object;
-  if (separate && harness_object_.valid()) harness_object = harness_object_.get();
+  if (separate && harness_object_.valid() &&
+      harness_object_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    harness_object = harness_object_.get();
   if (!harness_object.empty() && !fs::exists(harness_object, ec)) harness_object.clear();
   std::vector<std::string> includes = include_flags(spec_, directory, harness_);
   includes.erase(includes.begin());  // the benchmark's own folder is not an evaluation's
@@ -424,12 +428,32 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   for (const auto& f : module) argv.push_back(f);
   if (!harness_object.empty()) argv.push_back("-DADAEXPLORE_HARNESS_SEPARATE=1");
   build.program = directory / (runner_command_.empty() ? "benchmark" : "benchmark.so");
-  argv.push_back(spec_.benchmark_path.string());
+  argv.insert(argv.end(), {"-MD", "-MF", (directory / "benchmark.d").string(), spec_.benchmark_path.string()});
   if (!harness_object.empty()) argv.push_back(harness_object.string());
   argv.insert(argv.end(), {"-o", build.program.string()});
+  // From the compile cache when an earlier tuning built the same (compiler, command with this
+  // folder's path replaced, benchmark text, and the headers it included unchanged).
+  std::string key = "benchmark\n" + find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
+  for (std::string a : argv) {
+    for (std::size_t at = a.find(directory.string()); at != std::string::npos; at = a.find(directory.string(), at + 6))
+      a.replace(at, directory.string().size(), "<work>");
+    key += a + '\n';
+  }
+  key += read_file(spec_.benchmark_path);
+  if (cache_ && cache_->find(key, build.program)) {
+    ProcessResult served;
+    served.argv = argv;
+    write_file_if_changed(directory / "compile.cmd",
+                          served.command_line() + "\n# served from " + cache_->directory().string() + "\n");
+    build.ms = ms_since(start);
+    build.cached = true;
+    return build;
+  }
   const ProcessResult built = run_process(argv, logged_options(directory, "compile", spec_.compiler.timeout_s));
   write_file_if_changed(directory / "compile.cmd", built.command_line() + "\n");
   build.ms = ms_since(start);
+  if (built.ok() && cache_ && fs::exists(build.program, ec))
+    cache_->store(key, build.program, directory / "benchmark.d", directory, built.out, built.err);
   if (built.ok() && fs::exists(build.program, ec)) return build;
   const std::string why = built.timed_out ? "the compiler exceeded its time limit of " + seconds(spec_.compiler.timeout_s)
                           : built.failed_to_start ? "the compiler could not be started: " + built.error

@@ -87,11 +87,14 @@ class ProgramBackend : public Backend {
   bool kernel_unit() const { return unit_.kernel; }
   /// The benchmark compiled once for the kernel unit, once its build (started by the first
   /// prepare(), or by this call) is done: the program, or empty with `error` set to the
-  /// compiler's first error line and its log's path. Empty without the kernel unit.
+  /// compiler's first error line and its log's path. Empty without the kernel unit. Built
+  /// header-only unless the harness object of an earlier tuning is there; kept in the compile
+  /// cache (kernel_unit.hpp), so a later tuning of the same benchmark does not build it again.
   struct BenchmarkBuild {
     std::filesystem::path program;
     std::string error;
-    double ms = 0;  // the build's wall time
+    double ms = 0;        // the build's wall time
+    bool cached = false;  // served from the compile cache (an earlier tuning built the same)
   };
   const BenchmarkBuild& benchmark_build();
   ~ProgramBackend() override;
