@@ -466,11 +466,15 @@ def remeasure(a, out, winners):
     tuner's own evaluation path: the kernel unit, the runner, confirm.hpp's rotated rounds),
     --repeats rounds. Returns {tool: {"config", "label", "runs_ms", "median_ms"}}; writes
     remeasure.json (and remeasure-measure.json, the command's own figures)."""
-    labels = {t: label(c) for t, c in winners.items()}
+    spec = json.loads(Path(a.spec).read_text())
+    names = [p["name"] for p in spec["parameters"]]
+    # The tuner's own label (NAME=VALUE,... in the spec's parameter order): what `measure --config`
+    # takes and what its JSON names each contender by.
+    tuner_label = lambda c: ",".join(f"{n}={c[n]}" for n in names)
+    labels = {t: tuner_label(c) for t, c in winners.items()}
     distinct = list(dict.fromkeys(labels.values()))
     if len(distinct) < 2:  # the same winner: measured against the defaults, which `measure` needs
-        spec = json.loads(Path(a.spec).read_text())
-        distinct.append(label({k: int(v) for k, v in spec["defaults"].items()}))
+        distinct.append(tuner_label({k: int(v) for k, v in spec["defaults"].items()}))
     cmd = [a.tuner, "measure", "--spec", a.spec, "--rounds", str(a.repeats),
            "--json", str(out / "remeasure-measure.json")]
     for l in distinct:

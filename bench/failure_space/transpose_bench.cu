@@ -3,7 +3,8 @@
 //
 // `in` is random (never zeros) and `out` is poisoned (NaN bytes) before the checked run, so an
 // element the kernel never writes is a mismatch. A transpose moves values without arithmetic, so
-// every element is compared exactly with the host's transpose. Before any launch, check_launch()
+// every element is compared exactly with the host's transpose (on the device: compare() keeps the
+// reference's device copy, Benchmark::once). Before any launch, check_launch()
 // asks the driver for the kernel's attributes and occupancy with this configuration's block; they
 // go into the result record ("kernels") whatever the status.
 // The record's figure of merit is GB/s = 2 * n * n * 4 bytes / median time.
@@ -11,8 +12,8 @@
 // The launch (the kernel unit, ADAEXPLORE_KERNEL_UNIT): the configuration's transpose_kernel from
 // its cubin (Benchmark::kernel) on an n / TILE x n / TILE grid of TILE / VEC x BLOCK_ROWS blocks,
 // the shape the template exports (Benchmark::exported); with compiler.unit "program" (the whole
-// benchmark per configuration, for the throughput benchmark's before/after): failure_space::launch(). The host transpose is computed once per runner
-// (Benchmark::once).
+// benchmark per configuration, for the throughput benchmark's before/after):
+// failure_space::launch(). The host transpose is computed once per runner (Benchmark::once).
 //
 // Arguments after the harness's own: --n N (a multiple of 128, the largest TILE; default 8192).
 #include <adaexplore/harness.cuh>
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   const std::size_t elements = static_cast<std::size_t>(n) * n;
   auto in = bench.input<float>(elements);
   auto out = bench.output<float>(elements);
-  const std::vector<float> expected = bench.once("transpose expected " + std::to_string(n),
+  const std::vector<float>& expected = bench.once("transpose expected " + std::to_string(n),
                                                  [&] { return host_transpose(std::as_const(in).host(), n); });
   bench.bytes(2.0 * static_cast<double>(elements) * sizeof(float));
 

@@ -208,10 +208,10 @@ int main(int argc, char** argv) {
   bench.flops(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
 
   // The sample is drawn here, from bench.rng(), in every run; the double-precision reference (the
-  // setup's largest part) is computed once per tuner runner and copied for later configurations
+  // setup's largest part) is computed once per tuner runner and kept for later configurations
   // (Benchmark::once: it depends on the shape, the seed and the sample, not on the configuration).
   const std::vector<std::size_t> indices = sample_indices(s, bench.rng(), 4096);
-  const std::vector<Probe> probes = bench.once(
+  const std::vector<Probe>& probes = bench.once(
       "gemm reference " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k),
       [&] { return reference(s, std::as_const(a).host(), std::as_const(b).host(), indices); });
 

@@ -26,6 +26,9 @@
 //           output<T>(n) poisoned before the verification run; its content is what compare() reads.
 //                        (inout buffers cannot be poisoned: the kernel reads them. A benchmark of an
 //                        in-place kernel proves every element written by its own check.)
+// compare(buf, ref) checks every element against a host reference: on the device when `ref` is
+// the vector once() returned (its device copy kept for the later configurations), else on the
+// host after a download.
 // Reading results back for the verification: download(buf) copies the whole buffer to the host;
 // gather(buf, indices) reads only the elements at those indices and nonfinite(buf) counts NaN and
 // infinite elements on the device, so a check of "every element finite, a sample exact" of a
@@ -63,6 +66,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <typeinfo>
@@ -117,6 +121,66 @@ __global__ void nonfinite_kernel(const T* in, unsigned long long n, unsigned lon
       atomicMin(&counts[1], i);
     }
 }
+}  // namespace detail
+
+namespace detail {
+// Benchmark::compare on the device: one block's share of compare_values()'s figures
+// (harness_common.hpp), with the same double operations (no fused multiply-add: _rn intrinsics),
+// so that "every element within the tolerance" is decided exactly as on the host.
+struct ComparePartial {
+  unsigned long long mismatches, first;
+  double max_abs, max_rel, diff2, ref2;
+};
+__device__ inline void combine(ComparePartial& a, const ComparePartial& b) {
+  a.mismatches += b.mismatches;
+  a.first = b.first < a.first ? b.first : a.first;
+  a.max_abs = a.max_abs < b.max_abs ? b.max_abs : a.max_abs;
+  a.max_rel = a.max_rel < b.max_rel ? b.max_rel : a.max_rel;
+  a.diff2 = __dadd_rn(a.diff2, b.diff2);
+  a.ref2 = __dadd_rn(a.ref2, b.ref2);
+}
+constexpr unsigned kCompareThreads = 256, kCompareBlocks = 1024;
+template <typename T>
+__global__ void __launch_bounds__(kCompareThreads)
+    compare_kernel(const T* got, const T* expected, unsigned long long n, double abs_tol, double rel_tol,
+                   ComparePartial* partials) {
+  ComparePartial p{0, n, 0, 0, 0, 0};
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
+    const double g = static_cast<double>(got[i]), e = static_cast<double>(expected[i]);
+    const double err = fabs(__dsub_rn(g, e));
+    const bool bad = !isfinite(g) || !(err <= __dadd_rn(abs_tol, __dmul_rn(rel_tol, fabs(e))));
+    if (isfinite(g)) {
+      p.max_abs = p.max_abs < err ? err : p.max_abs;
+      if (e != 0) {
+        const double rel = __ddiv_rn(err, fabs(e));
+        p.max_rel = p.max_rel < rel ? rel : p.max_rel;
+      }
+      p.diff2 = __dadd_rn(p.diff2, __dmul_rn(err, err));
+    }
+    p.ref2 = __dadd_rn(p.ref2, __dmul_rn(e, e));
+    if (bad && p.mismatches++ == 0) p.first = i;
+  }
+  __shared__ ComparePartial shared[kCompareThreads];
+  shared[threadIdx.x] = p;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) combine(shared[threadIdx.x], shared[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
+}
+
+/// What Benchmark::once() made, kept for the module's lifetime (with the kernel unit the runner
+/// keeps the benchmark module loaded, so for every configuration it measures): the value, and
+/// for a reference that compare() is given, its device copy and the comparison's partial figures
+/// (made at the first compare(), then served again).
+struct OnceEntry {
+  std::shared_ptr<void> value;  // the std::vector make() returned
+  const void* data = nullptr;   // its elements, and their bytes: how compare() recognises it
+  std::size_t bytes = 0;
+  std::shared_ptr<void> device, partials;
+};
+ADAEXPLORE_FN std::map<std::string, OnceEntry>& once_cache();
 }  // namespace detail
 
 /// Benchmark::nonfinite's answer: how many elements are NaN or infinite, and the first of them.
@@ -229,16 +293,30 @@ class Benchmark {
   /// Arguments given to the benchmark that the harness does not use (RUN_ARGS), in order.
   const std::vector<std::string>& args() const { return options_.user_args; }
   std::mt19937_64& rng() { return rng_; }
-  /// `make()`'s result (a std::vector<T>), computed once per runner process and copied for the
-  /// later configurations (once_per_runner in harness_common.hpp): for host data that does not
-  /// depend on the configuration, such as the reference. `key` names what else it depends on
-  /// (the seed and the arguments are added). Draw random numbers for it from its own generator
-  /// seeded from options().seed, not from rng(), whose state would then differ between runs.
+  /// `make()`'s result (a std::vector<T>), computed once per runner process (once_per_runner in
+  /// harness_common.hpp): for host data that does not depend on the configuration, such as the
+  /// reference. `key` names what else it depends on (the seed and the arguments are added). Draw
+  /// random numbers for it from its own generator seeded from options().seed, not from rng(),
+  /// whose state would then differ between runs. The value lives as long as the benchmark module
+  /// (with the kernel unit, every configuration the runner measures): bind it to a reference,
+  /// `const auto& expected = bench.once(...)`, and compare() keeps its device copy and checks on
+  /// the device (a copy, `std::vector<float> expected = bench.once(...)`, is checked on the host).
   template <typename Make>
-  auto once(const std::string& key, Make make) -> decltype(make()) {
+  auto once(const std::string& key, Make make) -> const decltype(make())& {
     using Vector = decltype(make());
     using T = typename Vector::value_type;
-    return once_per_runner<T>(once_key(key, sizeof(T), options_.seed, options_.user_args), make);
+    const std::string full = once_key(key, sizeof(T), options_.seed, options_.user_args);
+    auto& cache = detail::once_cache();
+    auto at = cache.find(std::string(typeid(Vector).name()) + '\x1f' + full);
+    if (at == cache.end()) {
+      auto value = std::make_shared<Vector>(once_per_runner<T>(full, make));
+      detail::OnceEntry entry;
+      entry.data = value->data();
+      entry.bytes = value->size() * sizeof(T);
+      entry.value = value;
+      at = cache.emplace(std::string(typeid(Vector).name()) + '\x1f' + full, std::move(entry)).first;
+    }
+    return *std::static_pointer_cast<Vector>(at->second.value);
   }
   cudaStream_t stream() const { return stream_; }
 
@@ -413,12 +491,24 @@ class Benchmark {
     record_kernel(kernel.function(), name.empty() ? kernel.name() : name, block, dynamic_shared);
   }
 
-  /// Compares an output buffer with the reference.
+  /// Compares an output buffer with the reference, element by element (Tolerance). A reference
+  /// that once() returned (the vector itself, not a copy) of an arithmetic type is compared on
+  /// the device: uploaded at the first compare() and kept with it, so a later configuration reads
+  /// back only the figures (1024 partial sums), not the output; only when some element is wrong
+  /// is the output downloaded and compared on the host, for the report. The verdict is the same
+  /// either way (the same double operations); rel_l2_error's sums are added in another order on
+  /// the device (last digits). Any other reference: the output downloaded, compared on the host.
   template <typename T>
   Verification compare(const DeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tol = {}) {
     if (expected.size() != out.size())
       fail("wrong_result", "", "reference has " + std::to_string(expected.size()) + " values, output " +
                                    std::to_string(out.size()));
+    if constexpr (std::is_arithmetic<T>::value) {
+      if (detail::OnceEntry* entry = once_entry(expected.data(), expected.size() * sizeof(T)); entry && out.size()) {
+        const Verification v = compare_on_device(out, expected, *entry, tol);
+        if (v.passed()) return v;
+      }
+    }
     const std::vector<T> got = download(out);
     return compare_values(got.data(), expected.data(), got.size(), tol);
   }
@@ -497,6 +587,54 @@ class Benchmark {
   }
   // Why no kernel at all can launch `block` on this device; empty when it is within its limits.
   std::string device_limit_violation(dim3 block, long threads) const;
+  // The once() entry whose value is the vector at `data` (`bytes` long), or null.
+  static detail::OnceEntry* once_entry(const void* data, std::size_t bytes) {
+    for (auto& [key, entry] : detail::once_cache())
+      if (entry.data == data && entry.bytes == bytes) return &entry;
+    return nullptr;
+  }
+  // compare() on the device against the entry's device copy of `expected` (uploaded here the
+  // first time): the partial figures of detail::compare_kernel, added on the host.
+  template <typename T>
+  Verification compare_on_device(const DeviceBuffer<T>& out, const std::vector<T>& expected, detail::OnceEntry& entry,
+                                 Tolerance tol) {
+    const std::size_t n = out.size();
+    if (!entry.device) {
+      auto device = allocate<T>(n, "reference (device copy)");
+      check(cudaMemcpy(device.get(), expected.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(reference)");
+      entry.partials = allocate<detail::ComparePartial>(detail::kCompareBlocks, "comparison figures");
+      entry.device = device;
+    }
+    const unsigned blocks = static_cast<unsigned>(
+        std::min<std::size_t>((n + detail::kCompareThreads - 1) / detail::kCompareThreads, detail::kCompareBlocks));
+    std::vector<detail::ComparePartial> partials(blocks);
+    {
+      const StageClock clock(download_ms_);
+      auto* figures = static_cast<detail::ComparePartial*>(entry.partials.get());
+      detail::compare_kernel<T><<<blocks, detail::kCompareThreads, 0, stream_>>>(
+          out.get(), static_cast<const T*>(entry.device.get()), n, tol.abs, tol.rel, figures);
+      check(cudaGetLastError(), "compare kernel launch");
+      check(cudaMemcpyAsync(partials.data(), figures, blocks * sizeof(detail::ComparePartial), cudaMemcpyDeviceToHost,
+                            stream_), "cudaMemcpyAsync(comparison figures)");
+      check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(compare)");
+    }
+    Verification v;
+    v.checked = n;
+    v.on_device = true;
+    double diff2 = 0, ref2 = 0;
+    unsigned long long first = n;
+    for (const auto& p : partials) {
+      v.mismatches += static_cast<std::size_t>(p.mismatches);
+      first = std::min(first, p.first);
+      v.max_abs_error = std::max(v.max_abs_error, p.max_abs);
+      v.max_rel_error = std::max(v.max_rel_error, p.max_rel);
+      diff2 += p.diff2;
+      ref2 += p.ref2;
+    }
+    v.rel_l2_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+    if (v.mismatches) v.first_index = static_cast<std::size_t>(first);  // the caller compares on the host then
+    return v;
+  }
   // Why this kernel cannot launch with its record's shape (its own limits); empty when it can.
   std::string kernel_limit_violation(const KernelRecord& k) const;
   // The n-th buffer of this benchmark: kind 0 input (random, uploaded), 1 inout (random, uploaded,
@@ -671,6 +809,11 @@ class NvmlClocks {
 
 ADAEXPLORE_FN std::vector<detail::CachedBuffer>& detail::buffer_cache() {
   static std::vector<CachedBuffer> cache;
+  return cache;
+}
+
+ADAEXPLORE_FN std::map<std::string, detail::OnceEntry>& detail::once_cache() {
+  static std::map<std::string, OnceEntry> cache;
   return cache;
 }
 

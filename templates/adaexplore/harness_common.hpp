@@ -14,7 +14,8 @@
 //    "time_ms": {"median", "mean", "min", "max", "stdev", "samples": n, "values": [...],
 //                "ci_low", "ci_high", "ci_rel", "converged": true|false},
 //    "warmup_runs": n, "verification": {"checked", "mismatches", "max_abs_error", "max_rel_error",
-//    "rel_l2_error", "first_mismatch": {"index", "got", "expected"}},
+//    "rel_l2_error", "on_device": true (compared on the GPU; absent: on the host),
+//    "first_mismatch": {"index", "got", "expected"}},
 //    "figures": {"bytes": b, "flops": f, "GB/s": x, "GFLOP/s": y},
 //    "stages_ms": {"setup", "verify", "warmup", "measure"},
 //    "suspicious": ["median 0.0011 ms is under the 0.002 ms launch-overhead floor: ...", ...],
@@ -271,6 +272,7 @@ struct Verification {
   double max_abs_error = 0, max_rel_error = 0, rel_l2_error = 0;
   std::size_t first_index = 0;
   double first_got = 0, first_expected = 0;
+  bool on_device = false;  // compared on the device (Benchmark::compare with a once() reference)
   bool passed() const { return mismatches == 0; }
 };
 
@@ -593,6 +595,7 @@ ADAEXPLORE_FN std::string to_json(const ResultRecord& r) {
     j << ", \"verification\": {\"checked\": " << v.checked << ", \"mismatches\": " << v.mismatches
       << ", \"max_abs_error\": " << json_number(v.max_abs_error) << ", \"max_rel_error\": " << json_number(v.max_rel_error)
       << ", \"rel_l2_error\": " << json_number(v.rel_l2_error);
+    if (v.on_device) j << ", \"on_device\": true";
     if (v.mismatches)
       j << ", \"first_mismatch\": {\"index\": " << v.first_index << ", \"got\": " << json_number(v.first_got)
         << ", \"expected\": " << json_number(v.first_expected) << "}";

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 
 #include "backends.hpp"
 #include "process.hpp"
@@ -130,6 +131,95 @@ TEST_F(HarnessCheckLaunchTest, BlockThatFitsRecordsOccupancy) {
   EXPECT_EQ(k["warps_per_sm"].get<int>(), k["blocks_per_sm"].get<int>() * 8);
   EXPECT_GT(k["occupancy"].get<double>(), 0.0);
   EXPECT_LE(k["occupancy"].get<double>(), 1.0);
+}
+
+// Benchmark::compare with a reference from once() compares on the device; the verdict and the
+// figures must be the host comparison's (compare_values). The program below fills an output with
+// the exact sum, a sum within the tolerance, one element off, and a NaN, and prints both
+// comparisons' figures for each; compiled here (no GPU needed), run only on a GPU.
+const char* kCompareProgram = R"(#include <adaexplore/harness.cuh>
+#include <cstdio>
+__global__ void fill(float* out, const float* a, const float* b, unsigned long long n, int mode, long long wrong) {
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
+    float v = a[i] + b[i];
+    if (mode >= 1) v = v * (1.0f + 1e-7f * static_cast<float>(i % 7));
+    if (static_cast<long long>(i) == wrong) v = mode == 3 ? nanf("") : v + 1.0f;
+    out[i] = v;
+  }
+}
+int main(int argc, char** argv) {
+  adaexplore::Benchmark bench(argc, argv);
+  const std::size_t n = (std::size_t(1) << 22) + 3;
+  auto a = bench.input<float>(n);
+  auto b = bench.input<float>(n);
+  auto c = bench.output<float>(n);
+  const std::vector<float>& ref = bench.once("sum", [&] {
+    std::vector<float> r(n);
+    for (std::size_t i = 0; i < n; ++i) r[i] = std::as_const(a).host()[i] + std::as_const(b).host()[i];
+    return r;
+  });
+  const std::vector<float> copy = ref;  // not once()'s vector: compared on the host
+  adaexplore::Tolerance tol;
+  tol.rel = 1e-5;
+  tol.abs = 1e-6;
+  const long long cases[4][2] = {{0, -1}, {1, -1}, {2, 12345}, {3, static_cast<long long>(n) - 1}};
+  for (const auto& k : cases) {
+    fill<<<1024, 256>>>(c.get(), a.get(), b.get(), n, static_cast<int>(k[0]), k[1]);
+    if (cudaDeviceSynchronize() != cudaSuccess) return 2;
+    const adaexplore::Verification d = bench.compare(c, ref, tol), h = bench.compare(c, copy, tol);
+    std::printf("%lld %d %d %zu %zu %zu %zu %.17g %.17g %.17g %.17g %.17g %.17g\n", k[0], int(d.on_device),
+                int(h.on_device), d.mismatches, h.mismatches, d.first_index, h.first_index, d.max_abs_error,
+                h.max_abs_error, d.max_rel_error, h.max_rel_error, d.rel_l2_error, h.rel_l2_error);
+  }
+  return 0;
+}
+)";
+
+TEST(HarnessDeviceCompareTest, AgreesWithTheHostComparison) {
+  const std::string nvcc = test::nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
+  const fs::path dir = test::fresh_test_directory("harness-compare");
+  std::ofstream(dir / "compare.cu") << kCompareProgram;
+  const DeviceInfo device = query_device();
+  const ProcessResult built =
+      run_process({nvcc, "-std=c++17", "-O2", device.present ? "-arch=native" : "-arch=sm_90",
+                   "-I" + (fs::path(ADAEXPLORE_SOURCE_DIR) / "templates").string(), (dir / "compare.cu").string(), "-o",
+                   (dir / "compare").string()},
+                  {});
+  ASSERT_TRUE(built.ok()) << built.err << built.out;
+  if (!device.present) GTEST_SKIP() << "compiled; no GPU to run it: " << device.reason;
+  const ProcessResult ran = run_process({(dir / "compare").string()}, {});
+  ASSERT_TRUE(ran.ok()) << ran.err << ran.out;
+  std::istringstream lines(ran.out);
+  int cases = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '{') continue;  // the harness's own record, if any
+    std::istringstream in(line);
+    int mode = 0, d_dev = 0, h_dev = 0;
+    std::size_t d_bad = 0, h_bad = 0, d_first = 0, h_first = 0;
+    double d_abs = 0, h_abs = 0, d_rel = 0, h_rel = 0, d_l2 = 0, h_l2 = 0;
+    ASSERT_TRUE(in >> mode >> d_dev >> h_dev >> d_bad >> h_bad >> d_first >> h_first >> d_abs >> h_abs >> d_rel >> h_rel >>
+                d_l2 >> h_l2)
+        << line;
+    ++cases;
+    SCOPED_TRACE("case " + std::to_string(mode) + ": " + line);
+    EXPECT_EQ(h_dev, 0);
+    EXPECT_EQ(d_bad, h_bad);
+    EXPECT_EQ(d_bad, mode >= 2 ? 1u : 0u);
+    if (d_bad) {  // a wrong element: compared again on the host, for the report
+      EXPECT_EQ(d_dev, 0);
+      EXPECT_EQ(d_first, h_first);
+      EXPECT_EQ(d_first, mode == 2 ? 12345u : (std::size_t(1) << 22) + 2);
+    } else {
+      EXPECT_EQ(d_dev, 1);
+    }
+    EXPECT_EQ(d_abs, h_abs);  // maxima: the same operations, any order
+    EXPECT_EQ(d_rel, h_rel);
+    EXPECT_NEAR(d_l2, h_l2, 1e-9 * std::max(h_l2, 1e-300));  // sums: another order
+    if (mode == 0) EXPECT_EQ(d_abs, 0.0);
+    if (mode == 1) EXPECT_GT(d_abs, 0.0);
+  }
+  EXPECT_EQ(cases, 4) << ran.out;
 }
 
 }  // namespace
