@@ -105,6 +105,7 @@ class NvmlClocks;  // defined with the harness's function bodies (ADAEXPLORE_HAR
 }  // namespace detail
 
 namespace detail {
+#ifdef __CUDACC__  // the harness's kernels (see the definitions after class Benchmark)
 // Benchmark::gather: out[i] = in[index[i]].
 template <typename T>
 __global__ void gather_kernel(const T* in, const unsigned long long* index, T* out, unsigned long long n) {
@@ -121,6 +122,7 @@ __global__ void nonfinite_kernel(const T* in, unsigned long long n, unsigned lon
       atomicMin(&counts[1], i);
     }
 }
+#endif  // __CUDACC__
 }  // namespace detail
 
 namespace detail {
@@ -131,6 +133,8 @@ struct ComparePartial {
   unsigned long long mismatches, first;
   double max_abs, max_rel, diff2, ref2;
 };
+constexpr unsigned kCompareThreads = 256, kCompareBlocks = 1024;
+#ifdef __CUDACC__
 __device__ inline void combine(ComparePartial& a, const ComparePartial& b) {
   a.mismatches += b.mismatches;
   a.first = b.first < a.first ? b.first : a.first;
@@ -139,7 +143,6 @@ __device__ inline void combine(ComparePartial& a, const ComparePartial& b) {
   a.diff2 = __dadd_rn(a.diff2, b.diff2);
   a.ref2 = __dadd_rn(a.ref2, b.ref2);
 }
-constexpr unsigned kCompareThreads = 256, kCompareBlocks = 1024;
 template <typename T>
 __global__ void __launch_bounds__(kCompareThreads)
     compare_kernel(const T* got, const T* expected, unsigned long long n, double abs_tol, double rel_tol,
@@ -169,6 +172,7 @@ __global__ void __launch_bounds__(kCompareThreads)
   }
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
 }
+#endif  // __CUDACC__
 
 /// What Benchmark::once() made, kept for the module's lifetime (with the kernel unit the runner
 /// keeps the benchmark module loaded, so for every configuration it measures): the value, and
@@ -388,56 +392,13 @@ class Benchmark {
   /// stream, synchronized; every CUDA call checked. An index out of range is a benchmark error
   /// (reported as launch_error with the index).
   template <typename T>
-  std::vector<T> gather(const DeviceBuffer<T>& b, const std::vector<std::size_t>& indices) {
-    const StageClock clock(download_ms_);
-    std::vector<T> out(indices.size());
-    if (indices.empty()) return out;
-    std::vector<unsigned long long> index(indices.begin(), indices.end());
-    for (std::size_t i = 0; i < index.size(); ++i)
-      if (index[i] >= b.size())
-        fail("launch_error", "", "gather: index " + std::to_string(index[i]) + " is outside the buffer's " +
-                                     std::to_string(b.size()) + " elements (a bug in the benchmark)");
-    auto device_index = allocate<unsigned long long>(index.size(), "gather indices");
-    auto device_out = allocate<T>(out.size(), "gather values");
-    check(cudaMemcpyAsync(device_index.get(), index.data(), index.size() * sizeof(unsigned long long),
-                          cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync(gather indices)");
-    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((index.size() + 255) / 256, 4096));
-    detail::gather_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), device_index.get(), device_out.get(), index.size());
-    check(cudaGetLastError(), "gather kernel launch");
-    check(cudaMemcpyAsync(out.data(), device_out.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_),
-          "cudaMemcpyAsync(gather values)");
-    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(gather)");
-    return out;
-  }
+  std::vector<T> gather(const DeviceBuffer<T>& b, const std::vector<std::size_t>& indices);
 
   /// The NaN and infinite elements of a floating-point buffer, counted on the device (one pass at
   /// memory bandwidth; nothing but three numbers read back): "every element of the output is
   /// finite" without download(). On the benchmark's stream, synchronized; every call checked.
   template <typename T>
-  NonFinite nonfinite(const DeviceBuffer<T>& b) {
-    static_assert(std::is_floating_point<T>::value, "nonfinite(): float or double buffers");
-    NonFinite r;
-    if (b.size() == 0) return r;
-    unsigned long long counts[2] = {0, b.size()};
-    {
-      const StageClock clock(download_ms_);
-      auto device_counts = allocate<unsigned long long>(2, "nonfinite counts");
-      check(cudaMemcpyAsync(device_counts.get(), counts, sizeof counts, cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync(nonfinite counts)");
-      const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((b.size() + 255) / 256, 8 * 1024));
-      detail::nonfinite_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), b.size(), device_counts.get());
-      check(cudaGetLastError(), "nonfinite kernel launch");
-      check(cudaMemcpyAsync(counts, device_counts.get(), sizeof counts, cudaMemcpyDeviceToHost, stream_),
-            "cudaMemcpyAsync(nonfinite counts)");
-      check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(nonfinite)");
-    }
-    r.count = static_cast<std::size_t>(counts[0]);
-    if (r.count) {
-      r.first_index = static_cast<std::size_t>(counts[1]);
-      r.first_value = static_cast<double>(gather(b, {r.first_index})[0]);
-    }
-    return r;
-  }
+  NonFinite nonfinite(const DeviceBuffer<T>& b);
 
   void before_each(std::function<void(cudaStream_t)> hook) { hooks_.push_back(std::move(hook)); }
   void bytes(double b) { record_.bytes = b; }
@@ -597,44 +558,7 @@ class Benchmark {
   // first time): the partial figures of detail::compare_kernel, added on the host.
   template <typename T>
   Verification compare_on_device(const DeviceBuffer<T>& out, const std::vector<T>& expected, detail::OnceEntry& entry,
-                                 Tolerance tol) {
-    const std::size_t n = out.size();
-    if (!entry.device) {
-      auto device = allocate<T>(n, "reference (device copy)");
-      check(cudaMemcpy(device.get(), expected.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(reference)");
-      entry.partials = allocate<detail::ComparePartial>(detail::kCompareBlocks, "comparison figures");
-      entry.device = device;
-    }
-    const unsigned blocks = static_cast<unsigned>(
-        std::min<std::size_t>((n + detail::kCompareThreads - 1) / detail::kCompareThreads, detail::kCompareBlocks));
-    std::vector<detail::ComparePartial> partials(blocks);
-    {
-      const StageClock clock(download_ms_);
-      auto* figures = static_cast<detail::ComparePartial*>(entry.partials.get());
-      detail::compare_kernel<T><<<blocks, detail::kCompareThreads, 0, stream_>>>(
-          out.get(), static_cast<const T*>(entry.device.get()), n, tol.abs, tol.rel, figures);
-      check(cudaGetLastError(), "compare kernel launch");
-      check(cudaMemcpyAsync(partials.data(), figures, blocks * sizeof(detail::ComparePartial), cudaMemcpyDeviceToHost,
-                            stream_), "cudaMemcpyAsync(comparison figures)");
-      check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(compare)");
-    }
-    Verification v;
-    v.checked = n;
-    v.on_device = true;
-    double diff2 = 0, ref2 = 0;
-    unsigned long long first = n;
-    for (const auto& p : partials) {
-      v.mismatches += static_cast<std::size_t>(p.mismatches);
-      first = std::min(first, p.first);
-      v.max_abs_error = std::max(v.max_abs_error, p.max_abs);
-      v.max_rel_error = std::max(v.max_rel_error, p.max_rel);
-      diff2 += p.diff2;
-      ref2 += p.ref2;
-    }
-    v.rel_l2_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-    if (v.mismatches) v.first_index = static_cast<std::size_t>(first);  // the caller compares on the host then
-    return v;
-  }
+                                 Tolerance tol);
   // Why this kernel cannot launch with its record's shape (its own limits); empty when it can.
   std::string kernel_limit_violation(const KernelRecord& k) const;
   // The n-th buffer of this benchmark: kind 0 input (random, uploaded), 1 inout (random, uploaded,
@@ -721,6 +645,101 @@ class Benchmark {
   friend class Kernel;
   void load_library();
 };
+
+// The harness's own kernels and the Benchmark functions that launch them: seen by nvcc only, so
+// that the harness's non-template functions compile as plain C++ (harness_separate.cu, built with
+// nvcc -x c++: no device passes; see harness_common.hpp).
+#ifdef __CUDACC__
+template <typename T>
+std::vector<T> Benchmark::gather(const DeviceBuffer<T>& b, const std::vector<std::size_t>& indices) {
+  const StageClock clock(download_ms_);
+  std::vector<T> out(indices.size());
+  if (indices.empty()) return out;
+  std::vector<unsigned long long> index(indices.begin(), indices.end());
+  for (std::size_t i = 0; i < index.size(); ++i)
+    if (index[i] >= b.size())
+      fail("launch_error", "", "gather: index " + std::to_string(index[i]) + " is outside the buffer's " +
+                                   std::to_string(b.size()) + " elements (a bug in the benchmark)");
+  auto device_index = allocate<unsigned long long>(index.size(), "gather indices");
+  auto device_out = allocate<T>(out.size(), "gather values");
+  check(cudaMemcpyAsync(device_index.get(), index.data(), index.size() * sizeof(unsigned long long),
+                        cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync(gather indices)");
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((index.size() + 255) / 256, 4096));
+  detail::gather_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), device_index.get(), device_out.get(), index.size());
+  check(cudaGetLastError(), "gather kernel launch");
+  check(cudaMemcpyAsync(out.data(), device_out.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync(gather values)");
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(gather)");
+  return out;
+}
+
+template <typename T>
+NonFinite Benchmark::nonfinite(const DeviceBuffer<T>& b) {
+  static_assert(std::is_floating_point<T>::value, "nonfinite(): float or double buffers");
+  NonFinite r;
+  if (b.size() == 0) return r;
+  unsigned long long counts[2] = {0, b.size()};
+  {
+    const StageClock clock(download_ms_);
+    auto device_counts = allocate<unsigned long long>(2, "nonfinite counts");
+    check(cudaMemcpyAsync(device_counts.get(), counts, sizeof counts, cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync(nonfinite counts)");
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((b.size() + 255) / 256, 8 * 1024));
+    detail::nonfinite_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), b.size(), device_counts.get());
+    check(cudaGetLastError(), "nonfinite kernel launch");
+    check(cudaMemcpyAsync(counts, device_counts.get(), sizeof counts, cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync(nonfinite counts)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(nonfinite)");
+  }
+  r.count = static_cast<std::size_t>(counts[0]);
+  if (r.count) {
+    r.first_index = static_cast<std::size_t>(counts[1]);
+    r.first_value = static_cast<double>(gather(b, {r.first_index})[0]);
+  }
+  return r;
+}
+
+template <typename T>
+Verification Benchmark::compare_on_device(const DeviceBuffer<T>& out, const std::vector<T>& expected, detail::OnceEntry& entry,
+                               Tolerance tol) {
+  const std::size_t n = out.size();
+  if (!entry.device) {
+    auto device = allocate<T>(n, "reference (device copy)");
+    check(cudaMemcpy(device.get(), expected.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(reference)");
+    entry.partials = allocate<detail::ComparePartial>(detail::kCompareBlocks, "comparison figures");
+    entry.device = device;
+  }
+  const unsigned blocks = static_cast<unsigned>(
+      std::min<std::size_t>((n + detail::kCompareThreads - 1) / detail::kCompareThreads, detail::kCompareBlocks));
+  std::vector<detail::ComparePartial> partials(blocks);
+  {
+    const StageClock clock(download_ms_);
+    auto* figures = static_cast<detail::ComparePartial*>(entry.partials.get());
+    detail::compare_kernel<T><<<blocks, detail::kCompareThreads, 0, stream_>>>(
+        out.get(), static_cast<const T*>(entry.device.get()), n, tol.abs, tol.rel, figures);
+    check(cudaGetLastError(), "compare kernel launch");
+    check(cudaMemcpyAsync(partials.data(), figures, blocks * sizeof(detail::ComparePartial), cudaMemcpyDeviceToHost,
+                          stream_), "cudaMemcpyAsync(comparison figures)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(compare)");
+  }
+  Verification v;
+  v.checked = n;
+  v.on_device = true;
+  double diff2 = 0, ref2 = 0;
+  unsigned long long first = n;
+  for (const auto& p : partials) {
+    v.mismatches += static_cast<std::size_t>(p.mismatches);
+    first = std::min(first, p.first);
+    v.max_abs_error = std::max(v.max_abs_error, p.max_abs);
+    v.max_rel_error = std::max(v.max_rel_error, p.max_rel);
+    diff2 += p.diff2;
+    ref2 += p.ref2;
+  }
+  v.rel_l2_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  if (v.mismatches) v.first_index = static_cast<std::size_t>(first);  // the caller compares on the host then
+  return v;
+}
+#endif  // __CUDACC__
 
 // Definitions of the non-template functions: here in a header-only build, in
 // harness_separate.cu's object when the tuner builds the harness apart (harness_common.hpp).

@@ -242,6 +242,12 @@ TEST_F(KernelUnitCompileTest, EachConfigurationCompilesItsDeviceCodeAloneToACubi
     EXPECT_NE(bcmd.find("-DADAEXPLORE_KERNEL_UNIT=1"), std::string::npos) << bcmd;
     EXPECT_EQ(bcmd.find("ADAEXPLORE_PARAM_"), std::string::npos) << bcmd;
     EXPECT_EQ(bcmd.find("/evals/"), std::string::npos) << bcmd;
+    // In two parts: the benchmark's own code against the harness built apart (as C++, while the
+    // benchmark compiles), then one link of both objects.
+    EXPECT_NE(bcmd.find("-DADAEXPLORE_HARNESS_SEPARATE=1 -MD -MF"), std::string::npos) << bcmd;
+    EXPECT_NE(bcmd.find("benchmark.o"), std::string::npos) << bcmd;
+    EXPECT_NE(bcmd.find(".o -o " + build.program.string()), std::string::npos) << bcmd;
+    EXPECT_EQ(bcmd.find("header-only"), std::string::npos) << bcmd;
   }
 }
 

@@ -107,6 +107,7 @@ class CudaBackend final : public ProgramBackend {
   std::size_t measure_slots() const override { return devices_.size(); }
 
   bool separate_harness() const override { return true; }
+  std::vector<std::string> harness_object_flags() const override { return {"-x", "c++"}; }
 
   // The slot's GPU alone visible to its benchmark (by UUID: right whatever CUDA_VISIBLE_DEVICES the
   // tuner itself was given), so the harness's device 0 is the one the tuning names. A tuning on

@@ -222,6 +222,7 @@ ProgramBackend::HarnessBuild ProgramBackend::plan_harness_object() const {
     argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
   if (!runner_command_.empty())
     for (const auto& f : module_flags()) argv.push_back(f);
+  for (const auto& f : harness_object_flags()) argv.push_back(f);
   argv.insert(argv.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-c", source.string(), "-o"});
   // Named by everything that goes into it: the command, the compiler (its path resolved and its
   // --version: another toolkit behind the same name gets its own object) and the harness's sources.
@@ -415,7 +416,10 @@ void ProgramBackend::compile_kernel_unit(Prepared& prepared, const ProcessOption
 
 // The benchmark of the kernel unit, compiled once: as the whole program's compile but without
 // the rendered template (no evaluation folder on the include path, no parameter macros: its host
-// code is the same for every configuration), against the harness built apart when that builds.
+// code is the same for every configuration). With the harness built apart, in two parts at once:
+// the benchmark's own code to an object (-c, ADAEXPLORE_HARNESS_SEPARATE) while the harness
+// object builds (harness_object(), started with this), then one link; header-only, one command,
+// when the harness is not built apart or either part fails.
 ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::string> argv,
                                                                const std::vector<std::string>& module, bool separate) {
   BenchmarkBuild build;
@@ -423,28 +427,23 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   const fs::path directory = fs::absolute(spec_.work_dir / "benchmark");
   std::error_code ec;
   fs::create_directories(directory, ec);
-  // Against the harness built apart only when that object is there already (an earlier tuning's):
-  // waiting for its build and then building this would take longer than this alone, header-only.
-  fs::path harness_object;
-  if (separate && harness_object_.valid() &&
-      harness_object_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    harness_object = harness_object_.get();
-  if (!harness_object.empty() && !fs::exists(harness_object, ec)) harness_object.clear();
+  const std::vector<std::string> base = argv;  // compiler, toolchain and user flags
   std::vector<std::string> includes = include_flags(spec_, directory, harness_);
   includes.erase(includes.begin());  // the benchmark's own folder is not an evaluation's
   for (const auto& f : includes) argv.push_back(f);
   for (const auto& d : spec_.compiler.definitions) argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
   argv.push_back("-DADAEXPLORE_KERNEL_UNIT=1");
   for (const auto& f : module) argv.push_back(f);
-  if (!harness_object.empty()) argv.push_back("-DADAEXPLORE_HARNESS_SEPARATE=1");
   build.program = directory / (runner_command_.empty() ? "benchmark" : "benchmark.so");
-  argv.insert(argv.end(), {"-MD", "-MF", (directory / "benchmark.d").string(), spec_.benchmark_path.string()});
-  if (!harness_object.empty()) argv.push_back(harness_object.string());
-  argv.insert(argv.end(), {"-o", build.program.string()});
-  // From the compile cache when an earlier tuning built the same (compiler, command with this
-  // folder's path replaced, benchmark text, and the headers it included unchanged).
+  const std::string depfile = (directory / "benchmark.d").string();
+  // header-only, whole: ... -MD -MF benchmark.d bench.cu -o benchmark.so
+  std::vector<std::string> whole = argv;
+  whole.insert(whole.end(), {"-MD", "-MF", depfile, spec_.benchmark_path.string(), "-o", build.program.string()});
+  // From the compile cache when an earlier tuning built the same (compiler, the header-only command
+  // with this folder's path replaced, benchmark text, and the headers it included unchanged),
+  // whichever way it was built.
   std::string key = "benchmark\n" + find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
-  for (std::string a : argv) {
+  for (std::string a : whole) {
     for (std::size_t at = a.find(directory.string()); at != std::string::npos; at = a.find(directory.string(), at + 6))
       a.replace(at, directory.string().size(), "<work>");
     key += a + '\n';
@@ -452,18 +451,50 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   key += read_file(spec_.benchmark_path);
   if (cache_ && cache_->find(key, build.program)) {
     ProcessResult served;
-    served.argv = argv;
+    served.argv = whole;
     write_file_if_changed(directory / "compile.cmd",
                           served.command_line() + "\n# served from " + cache_->directory().string() + "\n");
     build.ms = ms_since(start);
     build.cached = true;
     return build;
   }
-  const ProcessResult built = run_process(argv, logged_options(directory, "compile", spec_.compiler.timeout_s));
-  write_file_if_changed(directory / "compile.cmd", built.command_line() + "\n");
+  ProcessResult built;
+  std::string commands;
+  bool done = false;
+  if (separate && harness_object_.valid()) {
+    const std::string object = (directory / "benchmark.o").string();
+    std::vector<std::string> part = argv;
+    part.insert(part.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-MD", "-MF", depfile, "-c",
+                             spec_.benchmark_path.string(), "-o", object});
+    const ProcessResult compiled = run_process(part, logged_options(directory, "compile", spec_.compiler.timeout_s));
+    commands += compiled.command_line() + "\n";
+    // The harness object's build ran meanwhile (started with this build, in the caller's thread:
+    // no virtual call here).
+    fs::path harness = separate_refused_ ? fs::path() : harness_object_.get();
+    if (!harness.empty() && !fs::exists(harness, ec)) harness.clear();
+    if (compiled.ok() && !harness.empty()) {
+      std::vector<std::string> link = base;
+      for (const auto& f : module) link.push_back(f);
+      link.insert(link.end(), {object, harness.string(), "-o", build.program.string()});
+      built = run_process(link, logged_options(directory, "link", spec_.compiler.timeout_s));
+      commands += built.command_line() + "\n";
+      done = built.ok() && fs::exists(build.program, ec);
+    }
+    fs::remove(object, ec);
+    if (!done)
+      commands += "# built apart: " + std::string(!compiled.ok() ? "the benchmark's object failed"
+                                                  : harness.empty() ? "no harness object"
+                                                                    : "the link failed") +
+                  "; header-only:\n";
+  }
+  if (!done) {
+    built = run_process(whole, logged_options(directory, "compile", spec_.compiler.timeout_s));
+    commands += built.command_line() + "\n";
+  }
+  write_file_if_changed(directory / "compile.cmd", commands);
   build.ms = ms_since(start);
   if (built.ok() && cache_ && fs::exists(build.program, ec))
-    cache_->store(key, build.program, directory / "benchmark.d", directory, built.out, built.err);
+    cache_->store(key, build.program, depfile, directory, built.out, built.err);
   if (built.ok() && fs::exists(build.program, ec)) return build;
   const std::string why = built.timed_out ? "the compiler exceeded its time limit of " + seconds(spec_.compiler.timeout_s)
                           : built.failed_to_start ? "the compiler could not be started: " + built.error

@@ -87,9 +87,11 @@ class ProgramBackend : public Backend {
   bool kernel_unit() const { return unit_.kernel; }
   /// The benchmark compiled once for the kernel unit, once its build (started by the first
   /// prepare(), or by this call) is done: the program, or empty with `error` set to the
-  /// compiler's first error line and its log's path. Empty without the kernel unit. Built
-  /// header-only unless the harness object of an earlier tuning is there; kept in the compile
-  /// cache (kernel_unit.hpp), so a later tuning of the same benchmark does not build it again.
+  /// compiler's first error line and its log's path. Empty without the kernel unit. With the
+  /// harness built apart (separate_harness()), the benchmark's own code is compiled to an object
+  /// while the harness object builds (or was built by an earlier tuning), then both are linked;
+  /// header-only when either fails. Kept in the compile cache (kernel_unit.hpp), so a later tuning
+  /// of the same benchmark does not build it again.
   struct BenchmarkBuild {
     std::filesystem::path program;
     std::string error;
@@ -156,6 +158,9 @@ class ProgramBackend : public Backend {
   /// configuration's build (templates/adaexplore/harness_separate.cu; harness_common.hpp says
   /// why). cuda: yes; host: no (its harness compiles fast header-only).
   virtual bool separate_harness() const { return false; }
+  /// Options for the harness built apart, before its source (cuda: -x c++: its non-template
+  /// functions hold no device code, so nvcc hands them to the host compiler, no device passes).
+  virtual std::vector<std::string> harness_object_flags() const { return {}; }
 
  private:
   std::filesystem::path eval_directory(const Config& config) const;
