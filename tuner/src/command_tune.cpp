@@ -24,7 +24,7 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
   char rates[200];
   std::snprintf(rates, sizeof rates,
                 "a compile of %.2f s and a measurement of %.2f s per configuration (means over the last %zu new "
-                "evaluations)",
+                "evaluations measured after the defaults)",
                 r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000, r.rate_samples);
   std::string line = "pipeline: at most " + std::to_string(r.in_flight) +
                      (r.in_flight == 1 ? " configuration" : " configurations") +
