@@ -254,8 +254,8 @@ class Loop {
   // what the measurement waited for once per tuning (stage benchmark_wait: the kernel unit's
   // benchmark still building). The baseline gives none: measured alone and first, it also pays
   // the runner's one-time setup (the reference, the first allocations; 0.6 s for the gemm
-  // example against 0.11 s for the next configurations on the H200), which made depth() keep 3
-  // in flight instead of 17 until enough samples averaged it out (2026-12-02: 33 of 100
+  // example against 0.11 s for the next configurations on the H200), which with the wait made
+  // depth() keep 2 to 6 in flight instead of 17 until it left the window (2026-12-02: 33 of 100
   // evaluations in the first 16 s of a 27 s tuning).
   void note_rates(double prepare_ms, double measure_ms, const Outcome& o) {
     if (o.config == baseline_) return;
