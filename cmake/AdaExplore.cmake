@@ -1126,27 +1126,41 @@ function(_adaexplore_build_tuner out name)
   endif()
 
   message(STATUS "AdaExplore: building the tuner from ${source_dir} in ${build_dir} "
-                 "(once per build tree; a minute or two)")
+                 "(once per build tree; a minute or two; the build's progress follows, its log goes to ${log_file})")
+  string(TIMESTAMP started "%s")
   file(REMOVE "${stamp_file}")
   file(WRITE "${setup_file}" "${setup}")
+  message(STATUS "AdaExplore: configuring the tuner's build")
   execute_process(COMMAND "${CMAKE_COMMAND}" ${generator} -C "${setup_file}" -S "${source_dir}" -B "${build_dir}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
   set(step "configure")
   if(rc EQUAL 0)
     set(parallel --parallel)
+    set(jobs "$ENV{CMAKE_BUILD_PARALLEL_LEVEL}")
     if(NOT DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
       cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
       list(APPEND parallel ${cores})
+      set(jobs ${cores})
     endif()
+    message(STATUS "AdaExplore: compiling the tuner (${jobs} jobs; the build tool's progress lines follow)")
+    # The build tool's lines ([12/54] Building CXX object ..., [ 40%] ...) as they come, so a configure
+    # that builds the tuner (FetchContent, add_subdirectory) shows it working.
     execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --config Release --target adaexplore-tuner
                             ${parallel}
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log)
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log
+                    ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
     string(APPEND log "${build_log}")
     set(step "build")
   endif()
   file(WRITE "${log_file}" "${log}")
+  string(TIMESTAMP finished "%s")
+  math(EXPR took "${finished} - ${started}")
   if(NOT rc EQUAL 0 OR NOT EXISTS "${tuner}")
-    _adaexplore_tail(tail "${log}" 6000)
+    if(step STREQUAL "build")  # its output is above, as it came
+      set(tail "  (the build's output is above)")
+    else()
+      _adaexplore_tail(tail "${log}" 6000)
+    endif()
     _adaexplore_fail("${name}" "building the tuner failed at its ${step} step (exit code ${rc}).\n"
                      "Full log: ${log_file}\nEnd of the log:\n${tail}\n"
                      "The tuner needs a C++17 compiler, nlohmann_json >= 3.10, CLI11 and Boost >= 1.74 "
@@ -1156,6 +1170,7 @@ function(_adaexplore_build_tuner out name)
                      "ADAEXPLORE_TUNER_EXECUTABLE to an adaexplore-tuner built elsewhere.")
   endif()
   file(WRITE "${stamp_file}" "${sources}")
+  message(STATUS "AdaExplore: built the tuner in ${took} s")
 endfunction()
 
 # The last `max` characters of `text`, indented.
