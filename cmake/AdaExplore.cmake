@@ -171,7 +171,10 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     cuda: the architecture to compile for while tuning (``sm_90``, ``90``, ``sm_90a``).
     Default: the first entry of the ``TARGET``'s ``CUDA_ARCHITECTURES`` or of
     ``CMAKE_CUDA_ARCHITECTURES`` (``80-real`` gives ``sm_80``; ``native``, ``all`` and
-    ``all-major`` are skipped), else the detected GPU's.
+    ``all-major`` are skipped), else the detected GPU's. ``ARCH``, else every concrete entry of
+    those, must be an architecture the CUDA compiler can target (``nvcc --list-gpu-code``, asked
+    once and kept in the cache while that nvcc is unchanged; ``sm_90a`` counts as ``sm_90``): an
+    unsupported one (``sm_35`` with CUDA 13) is an error naming it and the supported ones.
 
   ``COMPILE_OPTIONS <flag>...``
     Flags for every compile of the benchmark (which includes the rendered kernel), after the
@@ -474,8 +477,13 @@ function(adaexplore_tune_kernel)
 
   _adaexplore_spec_json(spec "${name}" arg "${template}" "${benchmark}")
   _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
+  set(archs "")
+  if(arg_BACKEND STREQUAL "cuda")
+    _adaexplore_target_archs(archs arch_source "${arg_ARCH}" "${arg_TARGET}")
+    _adaexplore_check_archs("${name}" "${archs}" "${arch_source}")
+  endif()
   _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
-  _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}")
+  _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
   _adaexplore_record_kernel("${name}" "${origin}" "${header}" "${pinned}")
 
   if(arg_TARGET)
@@ -1012,6 +1020,107 @@ function(_adaexplore_arch out arch target)
   if("${first}" MATCHES "^([0-9]+[a-z]?)(-real|-virtual)?$")
     set(${out} "sm_${CMAKE_MATCH_1}" PARENT_SCOPE)
   endif()
+endfunction()
+
+# The architectures the kernel is built for, as sm_XX: ARCH, else every concrete entry of the
+# TARGET's CUDA_ARCHITECTURES or of CMAKE_CUDA_ARCHITECTURES (native, all, all-major skipped).
+# `source_out`: where they come from, for messages.
+function(_adaexplore_target_archs out source_out arch target)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT arch STREQUAL "")
+    set(normalized "${arch}")
+    if(NOT arch MATCHES "^sm_")
+      set(normalized "sm_${arch}")
+    endif()
+    set(${out} "${normalized}" PARENT_SCOPE)
+    set(${source_out} "ARCH '${arch}'" PARENT_SCOPE)
+    return()
+  endif()
+  set(architectures "${CMAKE_CUDA_ARCHITECTURES}")
+  set(source "CMAKE_CUDA_ARCHITECTURES '${CMAKE_CUDA_ARCHITECTURES}'")
+  if(NOT target STREQUAL "")
+    get_target_property(target_architectures "${target}" CUDA_ARCHITECTURES)
+    if(target_architectures)
+      set(architectures "${target_architectures}")
+      set(source "the CUDA_ARCHITECTURES '${target_architectures}' of TARGET ${target}")
+    endif()
+  endif()
+  set(archs "")
+  foreach(entry IN LISTS architectures)
+    if(entry MATCHES "^([0-9]+[a-z]?)(-real|-virtual)?$")
+      list(APPEND archs "sm_${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES archs)
+  set(${out} "${archs}" PARENT_SCOPE)
+  set(${source_out} "${source}" PARENT_SCOPE)
+endfunction()
+
+# The real architectures the CUDA compiler can target (`nvcc --list-gpu-code`: sm_75;sm_80;...),
+# "" when there is no nvcc to ask or it cannot say. `compiler_out`: the nvcc asked, with its
+# release. Asked once per configure, and kept in the cache while the nvcc file is unchanged.
+function(_adaexplore_supported_archs out compiler_out)
+  get_property(known GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS SET)
+  if(NOT known)
+    _adaexplore_compiler(nvcc cuda)
+    if(nvcc STREQUAL "")
+      get_filename_component(nvcc nvcc PROGRAM)  # the tuner runs nvcc from PATH too
+    endif()
+    set(codes "")
+    set(about "")
+    if(NOT nvcc STREQUAL "" AND EXISTS "${nvcc}")
+      file(TIMESTAMP "${nvcc}" stamp "%Y%m%dT%H%M%S" UTC)
+      set(key "${nvcc}|${stamp}")
+      if(DEFINED CACHE{_ADAEXPLORE_NVCC_ARCHS} AND "${_ADAEXPLORE_NVCC_ARCHS}" MATCHES "^([^|]*)\\|([^|]*)\\|(.*)$"
+         AND CMAKE_MATCH_1 STREQUAL key)
+        set(about "${CMAKE_MATCH_2}")
+        set(codes "${CMAKE_MATCH_3}")
+      else()
+        execute_process(COMMAND "${nvcc}" --list-gpu-code RESULT_VARIABLE rc OUTPUT_VARIABLE listed
+                        ERROR_QUIET TIMEOUT 60)
+        execute_process(COMMAND "${nvcc}" --version RESULT_VARIABLE version_rc OUTPUT_VARIABLE version
+                        ERROR_QUIET TIMEOUT 60)
+        if(rc EQUAL 0)
+          string(REGEX MATCHALL "sm_[0-9]+[a-z]?" codes "${listed}")
+        endif()
+        set(about "${nvcc}")
+        if(version MATCHES "release ([0-9.]+)")
+          set(about "${nvcc} (CUDA ${CMAKE_MATCH_1})")
+        endif()
+        if(codes)
+          set(_ADAEXPLORE_NVCC_ARCHS "${key}|${about}|${codes}" CACHE INTERNAL
+              "AdaExplore: nvcc --list-gpu-code of the nvcc named first")
+        endif()
+      endif()
+    endif()
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS "${codes}")
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_NVCC_ABOUT "${about}")
+  endif()
+  get_property(codes GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS)
+  get_property(about GLOBAL PROPERTY _ADAEXPLORE_NVCC_ABOUT)
+  set(${out} "${codes}" PARENT_SCOPE)
+  set(${compiler_out} "${about}" PARENT_SCOPE)
+endfunction()
+
+# Fails when an architecture of `archs` (sm_XX, sm_XXa) is none the CUDA compiler can target.
+function(_adaexplore_check_archs name archs source)
+  if(archs STREQUAL "")
+    return()
+  endif()
+  _adaexplore_supported_archs(codes nvcc)
+  if(codes STREQUAL "")
+    return()  # no nvcc to ask: the tuner says so when it needs one
+  endif()
+  foreach(arch IN LISTS archs)
+    string(REGEX REPLACE "[a-z]$" "" base "${arch}")  # sm_90a, sm_100f: the family's sm_90, sm_100
+    if(NOT arch IN_LIST codes AND NOT base IN_LIST codes)
+      string(REPLACE ";" ", " supported "${codes}")
+      _adaexplore_fail("${name}" "${source} names ${arch}, an architecture ${nvcc} cannot target; it "
+                       "targets ${supported} (nvcc --list-gpu-code). Use one of these (ARCH sm_XX, or "
+                       "CMAKE_CUDA_ARCHITECTURES / the TARGET's CUDA_ARCHITECTURES), or a CUDA toolkit that still "
+                       "supports ${arch} (CMAKE_CUDA_COMPILER, or its nvcc first in PATH).")
+    endif()
+  endforeach()
 endfunction()
 
 function(_adaexplore_spec_json out name prefix template benchmark)
