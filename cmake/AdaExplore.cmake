@@ -78,15 +78,19 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     first such kernel of a configure prints a warning that says so; each kernel then prints one
     status line naming its pinned header, or a warning when it falls back to its ``DEFAULTS``.
   * Cross-compiling (``CMAKE_CROSSCOMPILING``), either backend: never tuned, since neither this
-    machine's GPU nor its CPU is the target's. ``AUTO`` then acts as ``CACHED`` (below): the
-    database's stored winner for this machine's key, else the pinned header, else the
-    ``DEFAULTS``. The target's values come from a pinned header: made on the target (configure
+    machine's GPU nor its CPU is the target's. ``AUTO`` (and ``CACHED``) then use the pinned
+    header, else the ``DEFAULTS``. The database's stored winner for this machine's key comes
+    first only for a ``cuda`` kernel whose first target architecture (``ARCH``,
+    ``CMAKE_CUDA_ARCHITECTURES``) is the compute capability of this machine's GPU (a status line
+    says so; the GPU model of a cross target cannot be known here); never for a ``host`` kernel
+    (the key is this machine's CPU), nor without a target architecture, nor without a GPU.
+    The target's values come from a pinned header: made on the target (configure
     there natively, build ``adaexplore-pin``), or written from the target's tuning database with
     ``adaexplore-tuner header --database <db> --spec <spec> --out <dir>/<name>.hpp`` (databases of
     several targets merged first with ``adaexplore-tuner merge``), and given here as
     ``PINNED_HEADER`` or through ``ADAEXPLORE_PINNED_DIR``. A merged database alone does not
     serve: ``CACHED`` looks up the key of the configuring machine (its CPU, its GPU), never the
-    target's.
+    target's, and only as said above.
 
   ``ADAEXPLORE_MODE`` (below) overrides this choice. A pinned header records the device it was
   tuned on (its ``// Device:`` line); when one is used for a ``cuda`` kernel on a machine whose
@@ -1511,7 +1515,7 @@ endfunction()
 # Where the header's values come from: TUNED (tune), CACHED (the database's stored winner, else
 # the pinned header, else the defaults), PINNED or DEFAULTS. `reason_out`: why not tuned, for the
 # defaults header's comment.
-function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
+function(_adaexplore_choose_origin origin_out reason_out name backend pinned archs)
   _adaexplore_mode(mode)
   set(reason "")
   set(no_stored "the tuning database (ADAEXPLORE_DATABASE) holds no tuning of its current spec, sources and device")
@@ -1541,8 +1545,20 @@ function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
                        "(its CPU, its GPU), not the target's.")
     endif()
     _adaexplore_note_cross_compiling_once()
-    set(origin CACHED)
-    set(reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and ${no_stored}.")
+    _adaexplore_cross_stored_usable(usable why "${name}" "${backend}" "${archs}")
+    if(usable)
+      message(STATUS "AdaExplore: ${name}: cross-compiling: ${why}, so the tuning database's stored winner for "
+                     "this machine's GPU may serve")
+      set(origin CACHED)
+      set(reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and ${no_stored}.")
+    else()
+      set(origin DEFAULTS)
+      if(EXISTS "${pinned}")
+        set(origin PINNED)
+      endif()
+      string(CONCAT reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning "
+                           "database is not read: ${why}.")
+    endif()
   elseif(mode STREQUAL "CACHED")
     set(origin CACHED)
     set(reason "ADAEXPLORE_MODE is CACHED and ${no_stored}.")
@@ -1569,8 +1585,8 @@ function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
   set(${reason_out} "${reason}" PARENT_SCOPE)
 endfunction()
 
-function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned)
-  _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}")
+function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned archs)
+  _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}" "${archs}")
   set(note "")
   if(origin STREQUAL "CACHED")
     _adaexplore_run_cached(found "${name}" "${backend}" "${kernel_dir}" "${header}")
@@ -1618,6 +1634,48 @@ function(_adaexplore_warn_no_gpu_once about)
                   "PINNED or DEFAULTS to choose this explicitly without this warning.")
 endfunction()
 
+# Cross-compiling: whether the tuning database's stored winner for this machine's key may serve the
+# target. The key names this machine's device: for host kernels its CPU (never the target's, and
+# the target's CPU is unknown here); for cuda kernels its GPU, which may serve only a target of
+# the same architecture: this GPU's compute capability must be that of the first target
+# architecture (ARCH, CMAKE_CUDA_ARCHITECTURES). `why_out`: why, or why not, in words.
+function(_adaexplore_cross_stored_usable usable_out why_out name backend archs)
+  set(${usable_out} FALSE PARENT_SCOPE)
+  if(backend STREQUAL "host")
+    string(CONCAT _adaexplore_text "its stored tunings are of this machine's CPU (${CMAKE_HOST_SYSTEM_PROCESSOR}), "
+                                   "not the "
+                                   "target's (${CMAKE_SYSTEM_PROCESSOR})")
+    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  if(archs STREQUAL "")
+    string(CONCAT _adaexplore_text "no target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES) says whether this "
+                                   "machine's GPU is of "
+                                   "the target's")
+    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  list(GET archs 0 arch)
+  _adaexplore_device(gpu about "${name}")
+  if(NOT gpu)
+    set(${why_out} "this machine has no GPU (${about}), so it has no key to look up" PARENT_SCOPE)
+    return()
+  endif()
+  _adaexplore_device_index(index)
+  get_property(cc GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_CC)
+  string(REPLACE "." "" cc_digits "${cc}")
+  string(REGEX REPLACE "^sm_([0-9]+).*$" "\\1" arch_digits "${arch}")
+  if(cc_digits STREQUAL arch_digits)
+    set(${usable_out} TRUE PARENT_SCOPE)
+    set(${why_out} "this machine's ${about} has the target architecture ${arch}" PARENT_SCOPE)
+  else()
+    string(CONCAT _adaexplore_text "its stored tunings are of this machine's ${about}, and the target architecture "
+                                   "is ${arch}"
+                                   )
+    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(_adaexplore_note_cross_compiling_once)
   get_property(noted GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING)
   if(noted)
@@ -1626,8 +1684,9 @@ function(_adaexplore_note_cross_compiling_once)
   set_property(GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING TRUE)
   message(STATUS "AdaExplore: cross-compiling (CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} "
                  "${CMAKE_SYSTEM_PROCESSOR}): no kernel is tuned in this configure, since this machine's GPU and "
-                 "CPU are not the target's. Each kernel uses the tuning database's stored winner, else its pinned "
-                 "header, else its DEFAULTS.")
+                 "CPU are not the target's. Each kernel uses its pinned header, else its DEFAULTS; a CUDA kernel "
+                 "uses the tuning database's stored winner first, but only where this machine's GPU has the "
+                 "target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES).")
 endfunction()
 
 # Copies the pinned header (only when different) and says what it was tuned on; warns when that
