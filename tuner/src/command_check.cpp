@@ -14,6 +14,7 @@
 
 #include "backends.hpp"
 #include "commands.hpp"
+#include "process.hpp"
 #include "program_backend.hpp"
 #include "render.hpp"
 #include "spec.hpp"
@@ -121,6 +122,11 @@ int run_check(const CheckArgs& a) {
     if (spec.backend != "cuda") targets = {""};
     if (targets.empty())
       checked.push_back("nothing compiled: no architecture to compile for (--arch, the spec's compiler.arch)");
+    if (!targets.empty() && find_program(spec.compiler.path).empty()) {  // a machine without the toolkit
+      checked.push_back("nothing compiled: the compiler '" + spec.compiler.path + "' is not found (" +
+                        spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
+      targets.clear();
+    }
     // One backend per architecture; every compile (the defaults, and --config where it differs, per
     // architecture) runs at once, so the check takes about one compile's time where cores allow.
     struct Job {
