@@ -20,7 +20,14 @@ From a source tree, the first call that needs the tuner builds it once per build
 configure time (``${CMAKE_BINARY_DIR}/_adaexplore/tuner``, Release, with the project's generator
 and C++ compiler, on all cores or ``$ENV{CMAKE_BUILD_PARALLEL_LEVEL}``; a few minutes) and
 rebuilds it only when a file under ``tuner/`` changes. It needs a C++17 compiler, nlohmann_json,
-CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
+CLI11 and Boost (see the tuner's ``CMakeLists.txt``). The build shows its progress: status lines
+before and after (with its time) and the build tool's own lines (``[12/54] Building CXX ...``) as
+they come; its whole log is kept in ``_adaexplore/tuner/adaexplore-tuner-build.log``.
+
+Errors name the kernel and, on their first line, the calling list file and the line of its
+``adaexplore_tune_kernel(<name> ...)`` call (CMake's own ``CMake Error at`` line names this
+module; the call stack ends at the call). A tuner's messages are shown once: a tuning's progress
+lines as they come, its other messages (stderr) inside the error, or after a tuning that succeeded.
 
 .. command:: adaexplore_tune_kernel
 
@@ -74,19 +81,37 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     tuning database (``ADAEXPLORE_DATABASE``) makes a reconfigure with nothing changed answer from
     the stored evaluations instead of measuring again.
   * ``BACKEND cuda`` without a GPU (CI, build farms): the pinned header when there is one (see
-    ``PINNED_HEADER``), copied only if different, else the ``DEFAULTS`` (``kTuned = false``). The
-    first such kernel of a configure prints a warning that says so; each kernel then prints one
-    status line naming its pinned header, or a warning when it falls back to its ``DEFAULTS``.
+    ``PINNED_HEADER``) and it fits the call, copied only if different, else the ``DEFAULTS``
+    (``kTuned = false``). The first such kernel of a configure prints a warning that says so; each
+    kernel then prints one status line naming its pinned header, or a warning when it falls back
+    to its ``DEFAULTS``. What can be checked without a GPU is checked, and fails the configure
+    with the message a tuning on a GPU stops with (``adaexplore-tuner check``): the spec (its
+    parameters, constraints, ``DEFAULTS`` and launch expressions), the template's placeholders
+    against ``PARAMS`` (an unknown placeholder, an unused parameter), the ``DEFAULTS`` and the
+    pinned values against the target's launch limits (``THREADS_PER_BLOCK``,
+    ``DYNAMIC_SHARED_BYTES``), and the ``DEFAULTS`` and the pinned values rendered and compiled,
+    once each per target architecture (``ARCH``, else every concrete entry of
+    ``CUDA_ARCHITECTURES`` / ``CMAKE_CUDA_ARCHITECTURES``; none: nothing compiled), as a tuning
+    compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), all at once; nothing is
+    run. A status line says what was checked, with the ptxas report per architecture. A check that
+    passed is not repeated while the spec, template, benchmark and pinned header are unchanged
+    (``_adaexplore/kernels/<name>/check.stamp``; headers they include are not watched). The same
+    check runs for every kernel that is not tuned (``DEFAULTS``, ``PINNED`` and ``CACHED`` modes,
+    cross-compiling); ``host`` kernels are not compiled by it (they tune where configured natively).
   * Cross-compiling (``CMAKE_CROSSCOMPILING``), either backend: never tuned, since neither this
-    machine's GPU nor its CPU is the target's. ``AUTO`` then acts as ``CACHED`` (below): the
-    database's stored winner for this machine's key, else the pinned header, else the
-    ``DEFAULTS``. The target's values come from a pinned header: made on the target (configure
+    machine's GPU nor its CPU is the target's. ``AUTO`` (and ``CACHED``) then use the pinned
+    header, else the ``DEFAULTS``. The database's stored winner for this machine's key comes
+    first only for a ``cuda`` kernel whose first target architecture (``ARCH``,
+    ``CMAKE_CUDA_ARCHITECTURES``) is the compute capability of this machine's GPU (a status line
+    says so; the GPU model of a cross target cannot be known here); never for a ``host`` kernel
+    (the key is this machine's CPU), nor without a target architecture, nor without a GPU.
+    The target's values come from a pinned header: made on the target (configure
     there natively, build ``adaexplore-pin``), or written from the target's tuning database with
     ``adaexplore-tuner header --database <db> --spec <spec> --out <dir>/<name>.hpp`` (databases of
     several targets merged first with ``adaexplore-tuner merge``), and given here as
     ``PINNED_HEADER`` or through ``ADAEXPLORE_PINNED_DIR``. A merged database alone does not
     serve: ``CACHED`` looks up the key of the configuring machine (its CPU, its GPU), never the
-    target's.
+    target's, and only as said above.
 
   ``ADAEXPLORE_MODE`` (below) overrides this choice. A pinned header records the device it was
   tuned on (its ``// Device:`` line); when one is used for a ``cuda`` kernel on a machine whose
@@ -166,12 +191,23 @@ CLI11 and Boost (see the tuner's ``CMakeLists.txt``).
     it need not exist yet (the defaults are used meanwhile). Default:
     ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp`` when ``ADAEXPLORE_PINNED_DIR`` is set, else
     ``${CMAKE_CURRENT_SOURCE_DIR}/pinned/<name>.hpp`` (beside the calling ``CMakeLists.txt``).
+    Before it is used, it is checked against the call: its namespace (``NAMESPACE``, else
+    ``adaexplore::<name>``) and ``// Kernel:`` line (another kernel's header), its constants
+    against ``PARAMS`` (a parameter missing or extra), each value among the ``PARAMS`` values
+    (integers compared here; other numbers by the tuner) and, by ``adaexplore-tuner check``, the
+    ``CONSTRAINTS``, the launch limits and its compile (a multi-device header of
+    ``adaexplore-tuner header``: every entry's values, and the entry of the first target
+    architecture compiled). One that does not fit is an error naming the header and the parameter
+    in ``PINNED`` mode; otherwise a warning, and the kernel gets its ``DEFAULTS``.
 
   ``ARCH <sm_XX>``
     cuda: the architecture to compile for while tuning (``sm_90``, ``90``, ``sm_90a``).
     Default: the first entry of the ``TARGET``'s ``CUDA_ARCHITECTURES`` or of
     ``CMAKE_CUDA_ARCHITECTURES`` (``80-real`` gives ``sm_80``; ``native``, ``all`` and
-    ``all-major`` are skipped), else the detected GPU's.
+    ``all-major`` are skipped), else the detected GPU's. ``ARCH``, else every concrete entry of
+    those, must be an architecture the CUDA compiler can target (``nvcc --list-gpu-code``, asked
+    once and kept in the cache while that nvcc is unchanged; ``sm_90a`` counts as ``sm_90``): an
+    unsupported one (``sm_35`` with CUDA 13) is an error naming it and the supported ones.
 
   ``COMPILE_OPTIONS <flag>...``
     Flags for every compile of the benchmark (which includes the rendered kernel), after the
@@ -294,8 +330,11 @@ before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a 
   another machine serve only a machine of the same model. Where there is none, the pinned header
   (a status line says so) else the ``DEFAULTS`` (a warning says so). For another machine's
   values, use a pinned header (``PINNED_HEADER``, ``ADAEXPLORE_PINNED_DIR``).
-  ``PINNED``: use every kernel's pinned header, never tune; a missing one is an error
-  (reproducible release builds). ``DEFAULTS``: use the defaults, never tune. ``OFF``: the same as
+  ``PINNED``: use every kernel's pinned header, never tune; a missing one, or one that does not
+  fit the call (see ``PINNED_HEADER``), is an error (reproducible release builds). No tuner is
+  built for this mode: where none is at hand, the header's kernel, parameters and values are
+  checked here and the rest (constraints, launch limits, compile) is not, as a status line says.
+  ``DEFAULTS``: use the defaults, never tune. ``OFF``: the same as
   ``DEFAULTS``.
 
 ``ADAEXPLORE_DATABASE``
@@ -474,8 +513,13 @@ function(adaexplore_tune_kernel)
 
   _adaexplore_spec_json(spec "${name}" arg "${template}" "${benchmark}")
   _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
+  set(archs "")
+  if(arg_BACKEND STREQUAL "cuda")
+    _adaexplore_target_archs(archs arch_source "${arg_ARCH}" "${arg_TARGET}")
+    _adaexplore_check_archs("${name}" "${archs}" "${arch_source}")
+  endif()
   _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
-  _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}")
+  _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
   _adaexplore_record_kernel("${name}" "${origin}" "${header}" "${pinned}")
 
   if(arg_TARGET)
@@ -495,7 +539,38 @@ function(_adaexplore_fail name)
   foreach(i RANGE 1 ${last})  # ARGV<i>, not ARGN: keeps the semicolons inside each part
     string(APPEND text "${ARGV${i}}")
   endforeach()
-  message(FATAL_ERROR "adaexplore_tune_kernel(${name}): ${text}")
+  _adaexplore_call_site(site "${name}")
+  message(FATAL_ERROR "${site}adaexplore_tune_kernel(${name}): ${text}")
+endfunction()
+
+# "<file>:<line>: " of the user's adaexplore_tune_kernel(<name> ...) call, for the first line of an
+# error (CMake's own "CMake Error at" names this module's line, the user's call only at the bottom
+# of the call stack). Inside a function CMAKE_CURRENT_LIST_FILE is the calling list file; the line is
+# the first call there naming the kernel (names are unique per configure). "<file>: " when no such
+# call is found in it (a call through a wrapper function or a variable name).
+function(_adaexplore_call_site out name)
+  set(file "${CMAKE_CURRENT_LIST_FILE}")
+  set(${out} "" PARENT_SCOPE)
+  if(file STREQUAL "" OR NOT EXISTS "${file}")
+    return()
+  endif()
+  file(READ "${file}" text)
+  string(REGEX MATCH "(^|\n)[ \t]*adaexplore_tune_kernel[ \t]*\\([ \t\r\n]*${name}([ \t\r\n)]|$)" call "${text}")
+  if(call STREQUAL "")
+    set(${out} "${file}: " PARENT_SCOPE)
+    return()
+  endif()
+  if(_adaexplore_site_last)
+    string(FIND "${text}" "${call}" at REVERSE)
+  else()
+    string(FIND "${text}" "${call}" at)
+  endif()
+  string(SUBSTRING "${text}" 0 ${at} before)
+  string(APPEND before "${CMAKE_MATCH_1}")
+  string(REGEX MATCHALL "\n" breaks "${before}")
+  list(LENGTH breaks line)
+  math(EXPR line "${line} + 1")
+  set(${out} "${file}:${line}: " PARENT_SCOPE)
 endfunction()
 
 function(_adaexplore_check_name name keywords)
@@ -511,6 +586,7 @@ function(_adaexplore_check_name name keywords)
   endif()
   get_property(seen GLOBAL PROPERTY _ADAEXPLORE_KERNELS)
   if(name IN_LIST seen)
+    set(_adaexplore_site_last TRUE)  # the call that repeats the name
     _adaexplore_fail("${name}" "a kernel named '${name}' was already declared in this configure; names "
                      "must be unique (they name the header adaexplore/${name}.hpp). Rename one of them.")
   endif()
@@ -567,6 +643,9 @@ function(_adaexplore_check_arguments name prefix one multi)
     if(keyword IN_LIST ${prefix}_KEYWORDS_MISSING_VALUES
        OR (DEFINED ${prefix}_${keyword} AND "${${prefix}_${keyword}}" STREQUAL ""))  # CMP0174 NEW
       _adaexplore_usage(usage ${keyword})
+      if(keyword MATCHES "^(TEMPLATE|BENCHMARK|PARAMS)$")  # required: leaving it out is no fix
+        _adaexplore_fail("${name}" "${keyword} is given without a value; write ${usage} (${keyword} is required).")
+      endif()
       _adaexplore_fail("${name}" "${keyword} is given without a value; write ${usage}, or leave the keyword out.")
     endif()
   endforeach()
@@ -721,6 +800,89 @@ function(_adaexplore_check_launch_expression name keyword expression names)
   endforeach()
 endfunction()
 
+# Levenshtein distance of two short strings (insertions, deletions, substitutions).
+function(_adaexplore_edit_distance out a b)
+  string(LENGTH "${a}" la)
+  string(LENGTH "${b}" lb)
+  set(previous "")
+  foreach(j RANGE 0 ${lb})
+    list(APPEND previous ${j})
+  endforeach()
+  if(la GREATER 0)
+    foreach(i RANGE 1 ${la})
+      math(EXPR ai "${i} - 1")
+      string(SUBSTRING "${a}" ${ai} 1 ca)
+      set(current ${i})
+      if(lb GREATER 0)
+        foreach(j RANGE 1 ${lb})
+          math(EXPR bj "${j} - 1")
+          string(SUBSTRING "${b}" ${bj} 1 cb)
+          list(GET previous ${j} deletion)
+          list(GET previous ${bj} substitution)
+          list(GET current ${bj} insertion)
+          math(EXPR deletion "${deletion} + 1")
+          math(EXPR insertion "${insertion} + 1")
+          if(NOT ca STREQUAL cb)
+            math(EXPR substitution "${substitution} + 1")
+          endif()
+          set(best ${deletion})
+          foreach(candidate ${insertion} ${substitution})
+            if(candidate LESS best)
+              set(best ${candidate})
+            endif()
+          endforeach()
+          list(APPEND current ${best})
+        endforeach()
+      endif()
+      set(previous ${current})
+    endforeach()
+  endif()
+  list(GET previous ${lb} distance)
+  set(${out} ${distance} PARENT_SCOPE)
+endfunction()
+
+# The keyword of adaexplore_tune_kernel() that `word` (4 letters or more) is probably a misspelling
+# of (case aside: at most 2 edits, and at most a third of the keyword's letters), or "".
+function(_adaexplore_near_keyword out word)
+  set(${out} "" PARENT_SCOPE)
+  string(TOUPPER "${word}" upper)
+  string(LENGTH "${upper}" length)
+  if(length LESS 4)
+    return()
+  endif()
+  set(keywords TEMPLATE BENCHMARK PARAMS CONSTRAINTS DEFAULTS BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED
+               NAMESPACE PINNED_HEADER ARCH COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS RUN_TIMEOUT
+               RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR RUNNER COMPILE_UNIT COMPILE_TIMEOUT COMPILER_LAUNCHER
+               THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS IN_FLIGHT)
+  foreach(keyword IN LISTS keywords)
+    string(LENGTH "${keyword}" kl)
+    math(EXPR difference "${kl} - ${length}")
+    if(difference GREATER 2 OR difference LESS -2)
+      continue()
+    endif()
+    _adaexplore_edit_distance(distance "${upper}" "${keyword}")
+    math(EXPR scaled "${distance} * 3")
+    if(distance LESS_EQUAL 2 AND scaled LESS_EQUAL kl)
+      set(${out} "${keyword}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
+# "'<word>' after PARAMS looks like the keyword <K> misspelled (keywords are upper case, spelled as
+# in the reference); ", or "" when it does not look like one.
+function(_adaexplore_misspelled_keyword_hint out word)
+  _adaexplore_near_keyword(keyword "${word}")
+  if(keyword STREQUAL "")
+    set(${out} "" PARENT_SCOPE)
+  else()
+    string(CONCAT _adaexplore_text "'${word}' after PARAMS looks like the keyword ${keyword} misspelled, so it was "
+                                   "read as a parameter "
+                                   "name; write ${keyword}. (")
+    set(${out} "${_adaexplore_text}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # PARAMS tokens -> JSON "parameters" array; `names_out` gets the parameter names.
 function(_adaexplore_params_json out names_out name)
   set(params "")
@@ -753,8 +915,13 @@ function(_adaexplore_params_json out names_out name)
     elseif(token MATCHES "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?$")
       list(APPEND values "${token}")
     else()
-      _adaexplore_fail("${name}" "PARAMS ${current}: value '${token}' is not a number; values are numbers as "
-                       "JSON writes them (16, -1, 0.5, 1e-3), and an identifier starts a new parameter.")
+      _adaexplore_misspelled_keyword_hint(hint "${current}")
+      set(close "")
+      if(NOT hint STREQUAL "")
+        set(close ")")
+      endif()
+      _adaexplore_fail("${name}" "${hint}PARAMS ${current}: value '${token}' is not a number; values are numbers as "
+                       "JSON writes them (16, -1, 0.5, 1e-3), and an identifier starts a new parameter.${close}")
     endif()
   endforeach()
   _adaexplore_param_json(param "${name}" "${current}" "${values}" "${range}")
@@ -762,6 +929,23 @@ function(_adaexplore_params_json out names_out name)
   string(JOIN ", " joined ${params})
   set(${out} "[${joined}]" PARENT_SCOPE)
   set(${names_out} "${names}" PARENT_SCOPE)
+endfunction()
+
+# A parameter named like a misspelled keyword (PARAMS TILE 16 32 BUDGTE 50) whose placeholder the
+# template lacks is the keyword misspelled: the tuner would report it as a parameter never used.
+function(_adaexplore_check_keyword_like_params name template names)
+  foreach(param IN LISTS names)
+    _adaexplore_near_keyword(keyword "${param}")
+    if(keyword STREQUAL "")
+      continue()
+    endif()
+    file(READ "${template}" text)
+    string(FIND "${text}" "\${${param}}" at)
+    if(at EQUAL -1)
+      _adaexplore_fail("${name}" "'${param}' after PARAMS looks like the keyword ${keyword} misspelled, and TEMPLATE "
+                       "has no \${${param}} placeholder, so it is no parameter; write ${keyword}.")
+    endif()
+  endforeach()
 endfunction()
 
 function(_adaexplore_param_json out name param values range)
@@ -777,6 +961,11 @@ function(_adaexplore_param_json out name param values range)
     string(JOIN ", " joined ${values})
     set(${out} "{\"name\": ${quoted}, \"values\": [${joined}]}" PARENT_SCOPE)
   else()
+    _adaexplore_near_keyword(keyword "${param}")
+    if(NOT keyword STREQUAL "")
+      _adaexplore_fail("${name}" "'${param}' after PARAMS looks like the keyword ${keyword} misspelled (read as a "
+                       "parameter, it has no values); write ${keyword}.")
+    endif()
     _adaexplore_fail("${name}" "PARAMS ${param} has no values; follow it with numbers (${param} 16 32 64) "
                      "or a range (${param} RANGE 1 8). Values cannot be words: an identifier starts a new "
                      "parameter. If '${param}' is meant as a keyword, check its spelling.")
@@ -869,9 +1058,111 @@ function(_adaexplore_arch out arch target)
   endif()
 endfunction()
 
+# The architectures the kernel is built for, as sm_XX: ARCH, else every concrete entry of the
+# TARGET's CUDA_ARCHITECTURES or of CMAKE_CUDA_ARCHITECTURES (native, all, all-major skipped).
+# `source_out`: where they come from, for messages.
+function(_adaexplore_target_archs out source_out arch target)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT arch STREQUAL "")
+    set(normalized "${arch}")
+    if(NOT arch MATCHES "^sm_")
+      set(normalized "sm_${arch}")
+    endif()
+    set(${out} "${normalized}" PARENT_SCOPE)
+    set(${source_out} "ARCH '${arch}'" PARENT_SCOPE)
+    return()
+  endif()
+  set(architectures "${CMAKE_CUDA_ARCHITECTURES}")
+  set(source "CMAKE_CUDA_ARCHITECTURES '${CMAKE_CUDA_ARCHITECTURES}'")
+  if(NOT target STREQUAL "")
+    get_target_property(target_architectures "${target}" CUDA_ARCHITECTURES)
+    if(target_architectures)
+      set(architectures "${target_architectures}")
+      set(source "the CUDA_ARCHITECTURES '${target_architectures}' of TARGET ${target}")
+    endif()
+  endif()
+  set(archs "")
+  foreach(entry IN LISTS architectures)
+    if(entry MATCHES "^([0-9]+[a-z]?)(-real|-virtual)?$")
+      list(APPEND archs "sm_${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES archs)
+  set(${out} "${archs}" PARENT_SCOPE)
+  set(${source_out} "${source}" PARENT_SCOPE)
+endfunction()
+
+# The real architectures the CUDA compiler can target (`nvcc --list-gpu-code`: sm_75;sm_80;...),
+# "" when there is no nvcc to ask or it cannot say. `compiler_out`: the nvcc asked, with its
+# release. Asked once per configure, and kept in the cache while the nvcc file is unchanged.
+function(_adaexplore_supported_archs out compiler_out)
+  get_property(known GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS SET)
+  if(NOT known)
+    _adaexplore_compiler(nvcc cuda)
+    if(nvcc STREQUAL "")
+      get_filename_component(nvcc nvcc PROGRAM)  # the tuner runs nvcc from PATH too
+    endif()
+    set(codes "")
+    set(about "")
+    if(NOT nvcc STREQUAL "" AND EXISTS "${nvcc}")
+      file(TIMESTAMP "${nvcc}" stamp "%Y%m%dT%H%M%S" UTC)
+      set(key "${nvcc}|${stamp}")
+      if(DEFINED CACHE{_ADAEXPLORE_NVCC_ARCHS} AND "${_ADAEXPLORE_NVCC_ARCHS}" MATCHES "^([^|]*)\\|([^|]*)\\|(.*)$"
+         AND CMAKE_MATCH_1 STREQUAL key)
+        set(about "${CMAKE_MATCH_2}")
+        set(codes "${CMAKE_MATCH_3}")
+      else()
+        execute_process(COMMAND "${nvcc}" --list-gpu-code RESULT_VARIABLE rc OUTPUT_VARIABLE listed
+                        ERROR_QUIET TIMEOUT 60)
+        execute_process(COMMAND "${nvcc}" --version RESULT_VARIABLE version_rc OUTPUT_VARIABLE version
+                        ERROR_QUIET TIMEOUT 60)
+        if(rc EQUAL 0)
+          string(REGEX MATCHALL "sm_[0-9]+[a-z]?" codes "${listed}")
+        endif()
+        set(about "${nvcc}")
+        if(version MATCHES "release ([0-9.]+)")
+          set(about "${nvcc} (CUDA ${CMAKE_MATCH_1})")
+        endif()
+        if(codes)
+          set(_ADAEXPLORE_NVCC_ARCHS "${key}|${about}|${codes}" CACHE INTERNAL
+              "AdaExplore: nvcc --list-gpu-code of the nvcc named first")
+        endif()
+      endif()
+    endif()
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS "${codes}")
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_NVCC_ABOUT "${about}")
+  endif()
+  get_property(codes GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS)
+  get_property(about GLOBAL PROPERTY _ADAEXPLORE_NVCC_ABOUT)
+  set(${out} "${codes}" PARENT_SCOPE)
+  set(${compiler_out} "${about}" PARENT_SCOPE)
+endfunction()
+
+# Fails when an architecture of `archs` (sm_XX, sm_XXa) is none the CUDA compiler can target.
+function(_adaexplore_check_archs name archs source)
+  if(archs STREQUAL "")
+    return()
+  endif()
+  _adaexplore_supported_archs(codes nvcc)
+  if(codes STREQUAL "")
+    return()  # no nvcc to ask: the tuner says so when it needs one
+  endif()
+  foreach(arch IN LISTS archs)
+    string(REGEX REPLACE "[a-z]$" "" base "${arch}")  # sm_90a, sm_100f: the family's sm_90, sm_100
+    if(NOT arch IN_LIST codes AND NOT base IN_LIST codes)
+      string(REPLACE ";" ", " supported "${codes}")
+      _adaexplore_fail("${name}" "${source} names ${arch}, an architecture ${nvcc} cannot target; it "
+                       "targets ${supported} (nvcc --list-gpu-code). Use one of these (ARCH sm_XX, or "
+                       "CMAKE_CUDA_ARCHITECTURES / the TARGET's CUDA_ARCHITECTURES), or a CUDA toolkit that still "
+                       "supports ${arch} (CMAKE_CUDA_COMPILER, or its nvcc first in PATH).")
+    endif()
+  endforeach()
+endfunction()
+
 function(_adaexplore_spec_json out name prefix template benchmark)
   set(p ${prefix})
   _adaexplore_params_json(params names "${name}" ${${p}_PARAMS})
+  _adaexplore_check_keyword_like_params("${name}" "${template}" "${names}")
   _adaexplore_defaults_json(defaults "${name}" "${names}" ${${p}_DEFAULTS})
   set(j "{}")
   _adaexplore_json_string(v "Written by adaexplore_tune_kernel() from ${CMAKE_CURRENT_LIST_FILE}; do not edit.")
@@ -1126,27 +1417,41 @@ function(_adaexplore_build_tuner out name)
   endif()
 
   message(STATUS "AdaExplore: building the tuner from ${source_dir} in ${build_dir} "
-                 "(once per build tree; a minute or two)")
+                 "(once per build tree; a minute or two; the build's progress follows, its log goes to ${log_file})")
+  string(TIMESTAMP started "%s")
   file(REMOVE "${stamp_file}")
   file(WRITE "${setup_file}" "${setup}")
+  message(STATUS "AdaExplore: configuring the tuner's build")
   execute_process(COMMAND "${CMAKE_COMMAND}" ${generator} -C "${setup_file}" -S "${source_dir}" -B "${build_dir}"
                   RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
   set(step "configure")
   if(rc EQUAL 0)
     set(parallel --parallel)
+    set(jobs "$ENV{CMAKE_BUILD_PARALLEL_LEVEL}")
     if(NOT DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
       cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
       list(APPEND parallel ${cores})
+      set(jobs ${cores})
     endif()
+    message(STATUS "AdaExplore: compiling the tuner (${jobs} jobs; the build tool's progress lines follow)")
+    # The build tool's lines ([12/54] Building CXX object ..., [ 40%] ...) as they come, so a configure
+    # that builds the tuner (FetchContent, add_subdirectory) shows it working.
     execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --config Release --target adaexplore-tuner
                             ${parallel}
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log)
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log
+                    ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
     string(APPEND log "${build_log}")
     set(step "build")
   endif()
   file(WRITE "${log_file}" "${log}")
+  string(TIMESTAMP finished "%s")
+  math(EXPR took "${finished} - ${started}")
   if(NOT rc EQUAL 0 OR NOT EXISTS "${tuner}")
-    _adaexplore_tail(tail "${log}" 6000)
+    if(step STREQUAL "build")  # its output is above, as it came
+      set(tail "  (the build's output is above)")
+    else()
+      _adaexplore_tail(tail "${log}" 6000)
+    endif()
     _adaexplore_fail("${name}" "building the tuner failed at its ${step} step (exit code ${rc}).\n"
                      "Full log: ${log_file}\nEnd of the log:\n${tail}\n"
                      "The tuner needs a C++17 compiler, nlohmann_json >= 3.10, CLI11 and Boost >= 1.74 "
@@ -1156,6 +1461,7 @@ function(_adaexplore_build_tuner out name)
                      "ADAEXPLORE_TUNER_EXECUTABLE to an adaexplore-tuner built elsewhere.")
   endif()
   file(WRITE "${stamp_file}" "${sources}")
+  message(STATUS "AdaExplore: built the tuner in ${took} s")
 endfunction()
 
 # The last `max` characters of `text`, indented.
@@ -1241,7 +1547,7 @@ endfunction()
 # Where the header's values come from: TUNED (tune), CACHED (the database's stored winner, else
 # the pinned header, else the defaults), PINNED or DEFAULTS. `reason_out`: why not tuned, for the
 # defaults header's comment.
-function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
+function(_adaexplore_choose_origin origin_out reason_out name backend pinned archs)
   _adaexplore_mode(mode)
   set(reason "")
   set(no_stored "the tuning database (ADAEXPLORE_DATABASE) holds no tuning of its current spec, sources and device")
@@ -1271,8 +1577,20 @@ function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
                        "(its CPU, its GPU), not the target's.")
     endif()
     _adaexplore_note_cross_compiling_once()
-    set(origin CACHED)
-    set(reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and ${no_stored}.")
+    _adaexplore_cross_stored_usable(usable why "${name}" "${backend}" "${archs}")
+    if(usable)
+      message(STATUS "AdaExplore: ${name}: cross-compiling: ${why}, so the tuning database's stored winner for "
+                     "this machine's GPU may serve")
+      set(origin CACHED)
+      set(reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and ${no_stored}.")
+    else()
+      set(origin DEFAULTS)
+      if(EXISTS "${pinned}")
+        set(origin PINNED)
+      endif()
+      string(CONCAT reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning "
+                           "database is not read: ${why}.")
+    endif()
   elseif(mode STREQUAL "CACHED")
     set(origin CACHED)
     set(reason "ADAEXPLORE_MODE is CACHED and ${no_stored}.")
@@ -1299,8 +1617,8 @@ function(_adaexplore_choose_origin origin_out reason_out name backend pinned)
   set(${reason_out} "${reason}" PARENT_SCOPE)
 endfunction()
 
-function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned)
-  _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}")
+function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned archs)
+  _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}" "${archs}")
   set(note "")
   if(origin STREQUAL "CACHED")
     _adaexplore_run_cached(found "${name}" "${backend}" "${kernel_dir}" "${header}")
@@ -1314,7 +1632,13 @@ function(_adaexplore_produce_header origin_out name backend kernel_dir header pi
       endif()
     endif()
   elseif(origin STREQUAL "TUNED")
-    _adaexplore_run_tune("${name}" "${backend}" "${kernel_dir}" "${header}")
+    _adaexplore_run_tune("${name}" "${backend}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
+  endif()
+  set(pinned_rejected "")
+  set(checked "")
+  if(origin STREQUAL "PINNED" OR origin STREQUAL "DEFAULTS")
+    _adaexplore_check_untuned(origin pinned_rejected checked "${name}" "${backend}" "${kernel_dir}" "${pinned}"
+                              "${archs}")
   endif()
   if(origin STREQUAL "PINNED")
     _adaexplore_use_pinned("${name}" "${backend}" "${pinned}" "${header}" "${note}")
@@ -1325,14 +1649,352 @@ function(_adaexplore_produce_header origin_out name backend kernel_dir header pi
       message(STATUS "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${reason}")
     else()
       string(REGEX REPLACE "[. ]+$" "" why "${reason}")
-      message(WARNING "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${why}; and there is "
-                      "no pinned header ${pinned}. The build works; the kernel may be slower than tuned. "
+      set(no_pin "there is no pinned header ${pinned}")
+      if(pinned_rejected)
+        set(no_pin "the pinned header ${pinned} does not fit this call (the warning above says why)")
+      endif()
+      message(WARNING "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${why}; and ${no_pin}. "
+                      "The build works; the kernel may be slower than tuned. "
                       "Pin a tuning made where ${name} tunes (`cmake --build <build> --target adaexplore-pin`) "
                       "and commit it, or set ADAEXPLORE_MODE to DEFAULTS to choose the defaults without this "
                       "warning.")
     endif()
   endif()
+  if(NOT checked STREQUAL "")
+    message(STATUS "${checked}")
+  endif()
   set(${origin_out} "${origin}" PARENT_SCOPE)
+endfunction()
+
+# The values of a pinned header: `prefix`_NAMESPACE, _KERNEL (its "// Kernel:" line), _NAMES and,
+# per name, _VALUE_<name>; a multi-device header (adaexplore-tuner header: params_for()) gives
+# _ENTRIES (the compute capabilities, 90;80) and _VALUE_<cc>_<name> instead.
+function(_adaexplore_read_pinned prefix file)
+  file(READ "${file}" text)
+  string(REPLACE ";" "\n" text "${text}")  # no list separators in the matches below
+  set(kernel "")
+  if(text MATCHES "//[ \t]*Kernel:[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
+    set(kernel "${CMAKE_MATCH_1}")
+  endif()
+  set(space "")
+  if(text MATCHES "(^|\n)[ \t]*namespace[ \t]+([A-Za-z_][A-Za-z0-9_:]*)[ \t]*{")
+    set(space "${CMAKE_MATCH_2}")
+  endif()
+  set(names "")
+  set(entries "")
+  if(text MATCHES "struct Params {([^}]*)}")
+    string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_*]*[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\n" members "${CMAKE_MATCH_1}")
+    foreach(member IN LISTS members)
+      string(REGEX REPLACE "^.*[ \t]([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n$" "\\1" member "${member}")
+      if(NOT member STREQUAL "tuned")
+        list(APPEND names "${member}")
+      endif()
+    endforeach()
+    string(REGEX MATCHALL "if \\(cc == [0-9]+\\) return Params{[^}]*}" lines "${text}")
+    foreach(line IN LISTS lines)
+      string(REGEX MATCH "cc == ([0-9]+)\\) return Params{[^,}]*,?([^}]*)}" _ "${line}")
+      set(cc "${CMAKE_MATCH_1}")
+      string(REPLACE "," ";" values "${CMAKE_MATCH_2}")
+      list(APPEND entries "${cc}")
+      set(i 0)
+      foreach(value IN LISTS values)
+        string(STRIP "${value}" value)
+        list(LENGTH names count)
+        if(i LESS count)
+          list(GET names ${i} member)
+          set(${prefix}_VALUE_${cc}_${member} "${value}" PARENT_SCOPE)
+        endif()
+        math(EXPR i "${i} + 1")
+      endforeach()
+    endforeach()
+  else()
+    string(REGEX MATCHALL "inline constexpr [A-Za-z_ *]+[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[^\n]*" lines "${text}")
+    foreach(line IN LISTS lines)
+      string(REGEX MATCH "[ \t]([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*([^\n]*)$" _ "${line}")
+      set(member "${CMAKE_MATCH_1}")
+      string(STRIP "${CMAKE_MATCH_2}" value)
+      if(NOT member STREQUAL "kTuned")
+        list(APPEND names "${member}")
+        set(${prefix}_VALUE_${member} "${value}" PARENT_SCOPE)
+      endif()
+    endforeach()
+  endif()
+  set(${prefix}_KERNEL "${kernel}" PARENT_SCOPE)
+  set(${prefix}_NAMESPACE "${space}" PARENT_SCOPE)
+  set(${prefix}_NAMES "${names}" PARENT_SCOPE)
+  set(${prefix}_ENTRIES "${entries}" PARENT_SCOPE)
+endfunction()
+
+# Whether `value` (a header's literal: 64, 64LL, 0.5, "text") is one of the spec's values of the
+# parameter at JSON `param` ({"name", "values"} or {"name", "range"}). `list_out`: the values, for
+# messages. Integers compare as numbers; other numbers as text, since CMake compares no fractions:
+# `undecided_out` is then TRUE and the tuner's check decides.
+function(_adaexplore_value_in_param found_out undecided_out list_out param value)
+  string(REGEX REPLACE "LL$" "" value "${value}")
+  set(${undecided_out} FALSE PARENT_SCOPE)
+  set(integer "^-?[0-9]+$")
+  string(JSON range ERROR_VARIABLE no_range GET "${param}" range)
+  if(NOT no_range)
+    string(JSON from GET "${range}" from)
+    string(JSON to GET "${range}" to)
+    string(JSON step GET "${range}" step)
+    set(${list_out} "RANGE ${from} ${to} ${step}" PARENT_SCOPE)
+    set(found FALSE)
+    if(value MATCHES "${integer}" AND NOT value LESS from AND NOT value GREATER to)
+      math(EXPR offset "(${value} - ${from}) % ${step}")
+      if(offset EQUAL 0)
+        set(found TRUE)
+      endif()
+    endif()
+    set(${found_out} ${found} PARENT_SCOPE)
+    return()
+  endif()
+  string(JSON count LENGTH "${param}" values)
+  set(all "")
+  set(found FALSE)
+  set(undecided FALSE)
+  math(EXPR last "${count} - 1")
+  foreach(i RANGE ${last})
+    string(JSON v GET "${param}" values ${i})
+    list(APPEND all "${v}")
+    if(v STREQUAL value OR (v MATCHES "${integer}" AND value MATCHES "${integer}" AND v EQUAL value))
+      set(found TRUE)
+    elseif(NOT v MATCHES "${integer}" OR NOT value MATCHES "${integer}")
+      set(undecided TRUE)
+    endif()
+  endforeach()
+  string(REPLACE ";" " " all "${all}")
+  set(${list_out} "${all}" PARENT_SCOPE)
+  set(${found_out} ${found} PARENT_SCOPE)
+  if(NOT found AND undecided AND NOT value MATCHES "^\"")
+    set(${found_out} TRUE PARENT_SCOPE)
+    set(${undecided_out} TRUE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Checks a pinned header against the call: the kernel (namespace, "// Kernel:" line), the parameter
+# set, and each value among the PARAMS values. `problem_out`: what does not fit, naming the header
+# and the parameter ("" when it fits); `config_out`: its values as NAME=VALUE,... for the tuner's
+# check of the constraints and launch limits (a multi-device header: the entry of the first target
+# architecture, "" when it has none).
+function(_adaexplore_check_pinned problem_out config_out name pinned spec_file archs)
+  set(${problem_out} "" PARENT_SCOPE)
+  set(${config_out} "" PARENT_SCOPE)
+  file(READ "${spec_file}" spec)
+  string(JSON expected_space ERROR_VARIABLE none GET "${spec}" namespace)
+  if(none)
+    set(expected_space "adaexplore::${name}")
+  endif()
+  _adaexplore_read_pinned(pin "${pinned}")
+  set(header "the pinned header ${pinned}")
+  if(pin_NAMESPACE STREQUAL "")
+    set(${problem_out} "${header} declares no namespace: it is not a header AdaExplore wrote" PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT pin_NAMESPACE STREQUAL expected_space)
+    set(of "")
+    if(NOT pin_KERNEL STREQUAL "")
+      set(of " (its // Kernel: line: ${pin_KERNEL})")
+    endif()
+    string(CONCAT _adaexplore_text "${header} is of namespace ${pin_NAMESPACE}${of}, not ${expected_space}: it is "
+                                   "another "
+                                   "kernel's header")
+    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT pin_KERNEL STREQUAL "" AND NOT pin_KERNEL STREQUAL name)
+    string(CONCAT _adaexplore_text "${header} was written for the kernel ${pin_KERNEL} (its // Kernel: line), not "
+                                   "${name}"
+                                   )
+    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  string(JSON count LENGTH "${spec}" parameters)
+  math(EXPR last "${count} - 1")
+  set(names "")
+  foreach(i RANGE ${last})
+    string(JSON param GET "${spec}" parameters ${i})
+    string(JSON param_name GET "${param}" name)
+    list(APPEND names "${param_name}")
+    set(param_${param_name} "${param}")
+  endforeach()
+  string(REPLACE ";" ", " known "${names}")
+  foreach(param_name IN LISTS names)
+    if(NOT param_name IN_LIST pin_NAMES)
+      string(CONCAT _adaexplore_text "${header} has no value for the parameter ${param_name} (PARAMS: ${known}): it "
+                                     "was pinned "
+                                     "from another parameter set")
+      set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  foreach(member IN LISTS pin_NAMES)
+    if(NOT member IN_LIST names)
+      string(CONCAT _adaexplore_text "${header} sets ${member}, which is not a parameter of PARAMS (${known}): it "
+                                     "was pinned "
+                                     "from another parameter set")
+      set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(entries "")  # "" for the single-device header's values
+  if(pin_ENTRIES)
+    set(entries ${pin_ENTRIES})
+  else()
+    set(entries "-")
+  endif()
+  set(config "")
+  set(first_cc "")
+  if(archs MATCHES "^sm_([0-9]+)")
+    set(first_cc "${CMAKE_MATCH_1}")
+  endif()
+  foreach(entry IN LISTS entries)
+    set(assignment "")
+    foreach(param_name IN LISTS names)
+      if(entry STREQUAL "-")
+        set(value "${pin_VALUE_${param_name}}")
+        set(where "${header} sets ${param_name} = ${value}")
+      else()
+        set(value "${pin_VALUE_${entry}_${param_name}}")
+        set(where "${header} sets ${param_name} = ${value} for compute capability ${entry}")
+      endif()
+      _adaexplore_value_in_param(found undecided values "${param_${param_name}}" "${value}")
+      if(NOT found)
+        string(CONCAT _adaexplore_text "${where}, which is not among the values PARAMS gives ${param_name} (${values})"
+                                       )
+        set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+        return()
+      endif()
+      string(REGEX REPLACE "LL$" "" value "${value}")
+      list(APPEND assignment "${param_name}=${value}")
+    endforeach()
+    if(entry STREQUAL "-" OR entry STREQUAL first_cc)
+      string(JOIN "," config ${assignment})
+    endif()
+  endforeach()
+  set(${config_out} "${config}" PARENT_SCOPE)
+endfunction()
+
+# A pinned header that does not fit the call: an error in PINNED mode, else a warning, and the
+# kernel gets its DEFAULTS.
+function(_adaexplore_reject_pinned origin_out name pinned problem)
+  _adaexplore_mode(mode)
+  if(mode STREQUAL "PINNED")
+    _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but ${problem}. Pin a tuning of this call (tune it where "
+                     "it tunes, then `cmake --build <build> --target adaexplore-pin`), or fix or remove ${pinned} "
+                     "(the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR/${name}.hpp, else "
+                     "pinned/${name}.hpp beside the calling CMakeLists.txt).")
+  endif()
+  message(WARNING "AdaExplore: ${name}: NOT USING its pinned header: ${problem}. ${name} gets its "
+                  "DEFAULTS instead (kTuned = false). Pin a tuning of this call (`cmake --build <build> --target "
+                  "adaexplore-pin` where it tunes), or fix or remove the header; with -DADAEXPLORE_MODE=PINNED this "
+                  "is an error.")
+  set(${origin_out} DEFAULTS PARENT_SCOPE)
+endfunction()
+
+# A kernel that is not tuned here (PINNED or DEFAULTS origin): the pinned header checked against
+# the call, then `adaexplore-tuner check` (where a tuner is at hand; in PINNED mode none is built
+# for it): spec, template, constraints and launch limits of the defaults and the pinned values, and
+# the defaults and pinned values compiled for each target architecture (cuda; host: nothing
+# compiled). A passed check is not repeated while its inputs are unchanged (check.stamp).
+# `origin_var` may become DEFAULTS; `rejected_out`: TRUE when the pinned header was set aside.
+function(_adaexplore_check_untuned origin_var rejected_out report_out name backend kernel_dir pinned archs)
+  set(origin "${${origin_var}}")
+  set(${rejected_out} FALSE PARENT_SCOPE)
+  set(${report_out} "" PARENT_SCOPE)
+  _adaexplore_mode(mode)
+  set(config "")
+  if(origin STREQUAL "PINNED")
+    _adaexplore_check_pinned(problem config "${name}" "${pinned}" "${kernel_dir}/spec.json" "${archs}")
+    if(NOT problem STREQUAL "")
+      _adaexplore_reject_pinned(origin "${name}" "${pinned}" "${problem}")
+      set(${rejected_out} TRUE PARENT_SCOPE)
+      set(${origin_var} "${origin}" PARENT_SCOPE)
+      set(config "")
+    endif()
+  endif()
+  _adaexplore_tuner_at_hand(at_hand)
+  if(mode STREQUAL "PINNED" AND NOT at_hand)
+    string(CONCAT _adaexplore_text "AdaExplore: ${name}: the pinned header's kernel, parameters and values checked "
+                                   "against the call; its constraints, launch limits and compiles are not (no tuner "
+                                   "in this build tree, and PINNED mode builds none)")
+    set(${report_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  _adaexplore_tuner_command(tuner "${name}")
+  set(command ${tuner} check --spec "${kernel_dir}/spec.json")
+  foreach(arch IN LISTS archs)
+    list(APPEND command --arch "${arch}")
+  endforeach()
+  if(NOT config STREQUAL "")
+    list(APPEND command --config "${config}" --config-from "the pinned header ${pinned}")
+  endif()
+  if(backend STREQUAL "host")
+    list(APPEND command --no-compile)  # a host kernel tunes where it is configured natively
+  endif()
+  set(key "${command}\n")
+  foreach(file "${kernel_dir}/spec.json" "${pinned}")
+    if(EXISTS "${file}")
+      file(SHA256 "${file}" hash)
+      string(APPEND key "${hash}\n")
+    endif()
+  endforeach()
+  file(READ "${kernel_dir}/spec.json" spec)
+  foreach(member template benchmark)
+    string(JSON file GET "${spec}" ${member})
+    file(SHA256 "${file}" hash)
+    string(APPEND key "${hash}\n")
+  endforeach()
+  string(SHA256 key "${key}")
+  set(stamp "${kernel_dir}/check.stamp")
+  if(EXISTS "${stamp}")
+    file(READ "${stamp}" old)
+    if(old MATCHES "^${key}\n(.*)$")
+      string(CONCAT _adaexplore_text "AdaExplore: ${name}: checked without tuning (unchanged since an earlier "
+                                     "configure): "
+                                     "${CMAKE_MATCH_1}")
+      set(${report_out} "${_adaexplore_text}" PARENT_SCOPE)
+      return()
+    endif()
+  endif()
+  file(REMOVE "${stamp}")
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 4 AND NOT config STREQUAL "")
+    string(STRIP "${err}" err)
+    string(REGEX REPLACE "^adaexplore-tuner check: [A-Za-z0-9_]+: " "" err "${err}")
+    _adaexplore_reject_pinned(origin "${name}" "${pinned}" "${err}")
+    set(${rejected_out} TRUE PARENT_SCOPE)
+    set(${origin_var} "${origin}" PARENT_SCOPE)
+    return()
+  elseif(NOT rc EQUAL 0)
+    string(JOIN " " shown ${command})
+    _adaexplore_tail(tail "${err}${out}" 3000)
+    if(rc EQUAL 1)
+      string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
+                        "${kernel_dir}/spec.json is written from this call's arguments). A tuning on a GPU stops "
+                        "with the same error, and no ADAEXPLORE_MODE avoids it.")
+    elseif(rc EQUAL 2)
+      string(CONCAT fix "the DEFAULTS do not compile, or exceed the target's limits (the message says which "
+                        "architecture): a tuning on a GPU fails the same way. Fix the kernel, the benchmark or "
+                        "the DEFAULTS; every ADAEXPLORE_MODE that uses the defaults or a pinned header checks them.")
+    else()
+      set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
+    endif()
+    _adaexplore_fail("${name}" "checking it without tuning failed with exit code ${rc}: ${fix}\n"
+                     "Command: ${shown}\nIts message:\n${tail}")
+  endif()
+  set(summary "")
+  if(out MATCHES "check passed: ([^\n]*)")
+    set(summary "${CMAKE_MATCH_1}")
+  endif()
+  set(report "AdaExplore: ${name}: checked without tuning: ${summary}")
+  string(REGEX MATCHALL "\\[adaexplore\\] [A-Za-z0-9_]+: check: [^\n]*" lines "${out}")
+  foreach(line IN LISTS lines)  # the ptxas report per architecture
+    string(REGEX REPLACE "^\\[adaexplore\\] [A-Za-z0-9_]+: check: " "" line "${line}")
+    string(APPEND report "\n   ${line}")
+  endforeach()
+  set(${report_out} "${report}" PARENT_SCOPE)
+  file(WRITE "${stamp}" "${key}\n${summary}")
 endfunction()
 
 function(_adaexplore_warn_no_gpu_once about)
@@ -1348,6 +2010,48 @@ function(_adaexplore_warn_no_gpu_once about)
                   "PINNED or DEFAULTS to choose this explicitly without this warning.")
 endfunction()
 
+# Cross-compiling: whether the tuning database's stored winner for this machine's key may serve the
+# target. The key names this machine's device: for host kernels its CPU (never the target's, and
+# the target's CPU is unknown here); for cuda kernels its GPU, which may serve only a target of
+# the same architecture: this GPU's compute capability must be that of the first target
+# architecture (ARCH, CMAKE_CUDA_ARCHITECTURES). `why_out`: why, or why not, in words.
+function(_adaexplore_cross_stored_usable usable_out why_out name backend archs)
+  set(${usable_out} FALSE PARENT_SCOPE)
+  if(backend STREQUAL "host")
+    string(CONCAT _adaexplore_text "its stored tunings are of this machine's CPU (${CMAKE_HOST_SYSTEM_PROCESSOR}), "
+                                   "not the "
+                                   "target's (${CMAKE_SYSTEM_PROCESSOR})")
+    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  if(archs STREQUAL "")
+    string(CONCAT _adaexplore_text "no target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES) says whether this "
+                                   "machine's GPU is of "
+                                   "the target's")
+    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  list(GET archs 0 arch)
+  _adaexplore_device(gpu about "${name}")
+  if(NOT gpu)
+    set(${why_out} "this machine has no GPU (${about}), so it has no key to look up" PARENT_SCOPE)
+    return()
+  endif()
+  _adaexplore_device_index(index)
+  get_property(cc GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_CC)
+  string(REPLACE "." "" cc_digits "${cc}")
+  string(REGEX REPLACE "^sm_([0-9]+).*$" "\\1" arch_digits "${arch}")
+  if(cc_digits STREQUAL arch_digits)
+    set(${usable_out} TRUE PARENT_SCOPE)
+    set(${why_out} "this machine's ${about} has the target architecture ${arch}" PARENT_SCOPE)
+  else()
+    string(CONCAT _adaexplore_text "its stored tunings are of this machine's ${about}, and the target architecture "
+                                   "is ${arch}"
+                                   )
+    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(_adaexplore_note_cross_compiling_once)
   get_property(noted GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING)
   if(noted)
@@ -1356,8 +2060,9 @@ function(_adaexplore_note_cross_compiling_once)
   set_property(GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING TRUE)
   message(STATUS "AdaExplore: cross-compiling (CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} "
                  "${CMAKE_SYSTEM_PROCESSOR}): no kernel is tuned in this configure, since this machine's GPU and "
-                 "CPU are not the target's. Each kernel uses the tuning database's stored winner, else its pinned "
-                 "header, else its DEFAULTS.")
+                 "CPU are not the target's. Each kernel uses its pinned header, else its DEFAULTS; a CUDA kernel "
+                 "uses the tuning database's stored winner first, but only where this machine's GPU has the "
+                 "target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES).")
 endfunction()
 
 # Copies the pinned header (only when different) and says what it was tuned on; warns when that
@@ -1438,7 +2143,7 @@ function(_adaexplore_retune_requested out name)
   endif()
 endfunction()
 
-function(_adaexplore_run_tune name backend kernel_dir header)
+function(_adaexplore_run_tune name backend kernel_dir header pinned archs)
   _adaexplore_tune_command(command "${name}" "${backend}" "${kernel_dir}" "${header}")
   _adaexplore_retune_requested(retune "${name}")
   set(what "tuning")
@@ -1452,10 +2157,16 @@ function(_adaexplore_run_tune name backend kernel_dir header)
   endif()
   _adaexplore_database(database)
   message(STATUS "AdaExplore: ${name}: ${what} on ${where} (database ${database})")
-  execute_process(COMMAND ${command} RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE output ERROR_VARIABLE output ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
+  # The progress lines (stdout) as they come; the messages (stderr) once: in the error, or after.
+  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE messages
+                  ECHO_OUTPUT_VARIABLE)
   if(NOT rc EQUAL 0)
-    _adaexplore_tune_failed("${name}" "${rc}" "${output}" "${kernel_dir}" ${command})
+    _adaexplore_meanwhile(meanwhile "${name}" "${rc}" "${backend}" "${kernel_dir}" "${pinned}" "${archs}")
+    _adaexplore_tune_failed("${name}" "${rc}" "${messages}" "${kernel_dir}" "${meanwhile}" ${command})
+  endif()
+  string(STRIP "${messages}" messages)
+  if(NOT messages STREQUAL "")
+    message(NOTICE "${messages}")
   endif()
   if(retune)
     set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RETUNED "${name}")
@@ -1473,21 +2184,60 @@ function(_adaexplore_run_cached found_out name backend kernel_dir header)
     set(${found_out} FALSE PARENT_SCOPE)
     return()
   elseif(NOT rc EQUAL 0)
-    _adaexplore_tune_failed("${name}" "${rc}" "${output}" "${kernel_dir}" ${command})
+    set(meanwhile "")
+    if(NOT rc EQUAL 1)
+      set(meanwhile "To build without the database meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS.")
+    endif()
+    _adaexplore_tune_failed("${name}" "${rc}" "${output}" "${kernel_dir}" "${meanwhile}" ${command})
   endif()
   set(${found_out} TRUE PARENT_SCOPE)
   message(STATUS "AdaExplore: ${name}: TUNED (the tuning database's stored winner; nothing evaluated), "
                  "header ${header}")
 endfunction()
 
-function(_adaexplore_tune_failed name rc output kernel_dir)
+# What to configure with to build meanwhile, after `tune` failed with `rc`, as far as that works:
+# a spec error (1) fails in every mode; otherwise `adaexplore-tuner check` says whether the defaults
+# compile (DEFAULTS mode checks them so), and PINNED needs a pinned header.
+function(_adaexplore_meanwhile out name rc backend kernel_dir pinned archs)
+  if(rc EQUAL 1)
+    set(${out} "No ADAEXPLORE_MODE builds meanwhile: DEFAULTS and PINNED check the spec and template too." PARENT_SCOPE)
+    return()
+  endif()
+  _adaexplore_tuner_command(tuner "${name}")
+  set(command ${tuner} check --spec "${kernel_dir}/spec.json")
+  foreach(arch IN LISTS archs)
+    list(APPEND command --arch "${arch}")
+  endforeach()
+  if(backend STREQUAL "host")
+    list(APPEND command --no-compile)
+  endif()
+  execute_process(COMMAND ${command} RESULT_VARIABLE check_rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT check_rc EQUAL 0)
+    string(STRIP "${err}" err)
+    string(CONCAT _adaexplore_text "-DADAEXPLORE_MODE=DEFAULTS would fail too, since the defaults do not pass the "
+                                   "check without a GPU: "
+                                   "${err}")
+    set(${out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  string(CONCAT _adaexplore_text "To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS (the "
+                                 "defaults pass the "
+                                 "check without a GPU)")
+  set(text "${_adaexplore_text}")
+  if(EXISTS "${pinned}")
+    string(APPEND text ", or -DADAEXPLORE_MODE=PINNED (the pinned header ${pinned})")
+  endif()
+  set(${out} "${text}." PARENT_SCOPE)
+endfunction()
+
+function(_adaexplore_tune_failed name rc output kernel_dir meanwhile)
   set(command ${ARGN})
   if(rc EQUAL 1)
     string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
                       "${kernel_dir}/spec.json is written from this call's arguments).")
   elseif(rc EQUAL 2)
     string(CONCAT fix "no configuration compiled, ran and verified, or the setup is broken: read the first "
-                      "failure above, build and run the benchmark by hand with the defaults, and check PARAMS "
+                      "failure below, build and run the benchmark by hand with the defaults, and check PARAMS "
                       "and CONSTRAINTS.")
   elseif(rc EQUAL 3)
     string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
@@ -1502,8 +2252,7 @@ function(_adaexplore_tune_failed name rc output kernel_dir)
   string(JOIN " " shown ${command})
   _adaexplore_tail(tail "${output}" 3000)
   _adaexplore_fail("${name}" "tuning failed with exit code ${rc}: ${fix}\nCommand: ${shown}\n"
-                   "End of its output:\n${tail}\n"
-                   "To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS (or PINNED).")
+                   "End of its messages:\n${tail}\n${meanwhile}")
 endfunction()
 
 # Remembers the kernel for the end of the configure (adaexplore-pin, ADAEXPLORE_RETUNE), which the

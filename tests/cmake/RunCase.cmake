@@ -1,6 +1,8 @@
 # Runs one RunCMake-style case of the module's API (see CMakeLists.txt here):
 #   cmake -DCASE=<name> -DCASES_DIR=<api dir> -DBUILD_DIR=<dir> -DMODULE=<AdaExplore.cmake>
 #         -DFAKE_TUNER=<executable> -DGENERATOR=<generator> -P RunCase.cmake
+# (FAKE_TUNER: the tuner the case runs, given as ADAEXPLORE_TUNER_EXECUTABLE: the fake one for api/,
+# the real one for check/)
 # configures ${CASES_DIR} (which includes the module, then <name>.cmake) in a fresh ${BUILD_DIR}
 # and compares with the case's expectations, as CMake's own Tests/RunCMake does:
 #   <name>-options.txt extra arguments for the configure, one a line (RunCMake_TEST_OPTIONS)

@@ -264,7 +264,7 @@ fs::path ProgramBackend::build_harness_object(HarnessBuild build) const {
 }
 
 fs::path ProgramBackend::harness_object(bool wait) {
-  if (!separate_harness()) return {};
+  if (!separate_harness() || header_only_harness_) return {};
   std::call_once(harness_started_, [this] {
     HarnessBuild build;
     try {

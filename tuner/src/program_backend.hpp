@@ -107,6 +107,9 @@ class ProgramBackend : public Backend {
   /// when the object was deleted meanwhile, and when the benchmark compiles only header-only
   /// (prepare() found out).
   std::filesystem::path harness_object(bool wait = false);
+  /// Every compile with the harness header-only, the harness never built apart (`check`: one
+  /// compile per architecture, nothing in the background to wait for). Before the first prepare().
+  void use_header_only_harness() { header_only_harness_ = true; }
   /// Runner processes started so far (1 + restarts after crashes, time-outs, sticky errors); 0 in
   /// process-per-evaluation mode or before the first prepare().
   std::size_t runner_starts() const {
@@ -206,6 +209,7 @@ class ProgramBackend : public Backend {
   std::once_flag harness_started_;
   std::shared_future<std::filesystem::path> harness_object_;  // build_harness_object(), in the background
   std::atomic<bool> separate_worked_{false};   // a configuration compiled against the harness built apart
+  bool header_only_harness_ = false;           // use_header_only_harness()
   std::atomic<bool> separate_refused_{false};  // the benchmark compiles header-only only (see prepare)
 };
 

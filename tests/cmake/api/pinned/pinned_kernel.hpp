@@ -2,6 +2,6 @@
 #pragma once
 namespace adaexplore::pinned_kernel {
 inline constexpr bool kTuned = true;
-inline constexpr int TILE = 64;
+inline constexpr int TILE = 32;
 inline constexpr int UNROLL = 2;
 }

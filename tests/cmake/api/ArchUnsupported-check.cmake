@@ -1,0 +1,6 @@
+if(EXISTS "${BUILD_DIR}/fake-tuner.log")
+  file(READ "${BUILD_DIR}/fake-tuner.log" calls)
+  if(calls MATCHES "(^|\n)(device|tune|check|defaults) ")
+    set(failed "the tuner was run for a kernel whose architecture the compiler cannot target:\n${calls}")
+  endif()
+endif()
