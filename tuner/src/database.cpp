@@ -223,6 +223,10 @@ HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results,
     }
   info.counts = count_statuses(results.outcomes);
   info.evaluations = results.outcomes.size();
+  // Fewer evaluations than the budget without a time limit: the tuning ended "space exhausted"
+  // (tuner.hpp, TuneReport::skipped); with a time limit the stored results cannot tell which.
+  if (info.evaluations < info.budget && spec.budget_seconds <= 0)
+    info.skipped = unevaluated_valid(spec.space, results.outcomes);
   return info;
 }
 
