@@ -244,7 +244,9 @@ int run_tune(const TuneArgs& a) {
   print_warnings(writer.take_warnings());
   std::cout << "[adaexplore] " << spec.name << ": done (" << report.stop_reason;
   if (report.skipped)
-    std::cout << ": " << *report.skipped << " valid configurations predicted to fail were skipped, never evaluated";
+    std::cout << ": " << *report.skipped
+              << (*report.skipped == 1 ? " valid configuration predicted to fail was" : " valid configurations predicted to fail were")
+              << " skipped, never evaluated";
   std::cout << "), " << report.outcomes.size() << " evaluations (" << report.new_evaluations << " new) in "
             << report.wall_s << " s; results in " << results_path.string() << std::endl;
   for (const auto& line : failure_alignment(spec.space, report.outcomes))

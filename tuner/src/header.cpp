@@ -105,8 +105,8 @@ void write_provenance(std::ostream& h, const Space& space, const HeaderInfo& inf
   }
   h << (sep == ", " ? ")" : "") << "\n";
   if (info.skipped && *info.skipped > 0)
-    h << "// Skipped:     " << *info.skipped << " valid configurations predicted to fail, never evaluated "
-      << "(the space was exhausted before the budget)\n";
+    h << "// Skipped:     " << *info.skipped << (*info.skipped == 1 ? " valid configuration" : " valid configurations")
+      << " predicted to fail, never evaluated (the space was exhausted before the budget)\n";
 }
 
 }  // namespace
