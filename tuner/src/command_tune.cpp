@@ -282,8 +282,7 @@ int run_tune(const TuneArgs& a) {
   info.baseline = report.baseline;
   info.counts = report.counts;
   info.evaluations = report.outcomes.size();
-  // As stored_header_info() decides from the stored results, so that --cached writes the same bytes.
-  if (spec.budget_seconds <= 0) info.skipped = report.skipped;
+  info.skipped = report.skipped;  // only a tuning knows it ended "space exhausted" (not stored_header_info())
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   const bool wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
   std::cout << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective
