@@ -6,15 +6,19 @@ shared/spaces/README.md says), every budget and every seed, a strategy is replay
 file and scored by optimum / best found (1 = found the optimum; 0 = nothing succeeded). Compared:
   - the strategies registered in the tuner (`adaexplore-tuner replay --repeat`, one process per
     file x strategy x budget);
-  - Kernel Tuner's genetic_algorithm, dual_annealing, greedy_ils, diff_evo, bayes_opt and
-    random_sample, through Kernel Tuner's own simulation mode on the same files.
+  - Kernel Tuner's strategies (KT_STRATEGIES: genetic_algorithm, dual_annealing, greedy_ils,
+    diff_evo, bayes_opt, random_sample, and since 2026-12-02 hybrid_vndx, adaptive_tabu_greywolf,
+    pso, firefly_algorithm, mls, simulated_annealing; names as Kernel Tuner 1.5.0's
+    interface.strategy_map spells them), through its own simulation mode on the same files, each
+    with its default options and strategy_options {"max_fevals": budget}.
 
 Budget, both sides: the number of distinct configurations of the restricted space evaluated,
 recorded failures included. Kernel Tuner's simulation runner counts exactly that for
 `max_fevals` (a configuration counts the first time it is served from the cache; repeats are
 free; configurations violating a restriction are never run and not counted), and caps it at the
 space size, as `adaexplore-tuner replay` does. Some Kernel Tuner strategies stop on their own
-criteria before the budget is spent (dual_annealing); the table shows the evaluations they used.
+criteria before the budget is spent (dual_annealing; simulated_annealing used 19 of 25 on pnpoly
+in a smoke run, 2026-12-02); the table shows the evaluations they used.
 
 Harness check: the mean score of `random` must equal the exact expectation of uniform sampling
 without replacement (computed from the order statistics of the recorded objectives, failures
@@ -51,7 +55,8 @@ import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-KT_STRATEGIES = ["genetic_algorithm", "dual_annealing", "greedy_ils", "diff_evo", "bayes_opt", "random_sample"]
+KT_STRATEGIES = ["genetic_algorithm", "dual_annealing", "greedy_ils", "diff_evo", "bayes_opt", "random_sample",
+                 "hybrid_vndx", "adaptive_tabu_greywolf", "pso", "firefly_algorithm", "mls", "simulated_annealing"]
 SLOW_KT = {"bayes_opt"}  # run with --bo-seeds seeds (a Gaussian-process fit per evaluation)
 
 # Restrictions of the brute-force runs that made the files (shared/spaces/README.md).
@@ -483,7 +488,8 @@ def parse_args(argv):
     p.add_argument("--seeds", type=int, default=50)
     p.add_argument("--bo-seeds", type=int, default=10, help="seeds for Kernel Tuner's bayes_opt (slow)")
     p.add_argument("--strategies", help="tuner strategies, comma-separated (default: all registered; \"\": none)")
-    p.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES))
+    p.add_argument("--kt-strategies", default=",".join(KT_STRATEGIES),
+                   help="Kernel Tuner strategies, comma-separated, as its strategy_map names them (default: %(default)s)")
     p.add_argument("--files", help="only files whose path contains one of these comma-separated words")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--chunk", type=int, default=10, help="seeds per Kernel Tuner task")

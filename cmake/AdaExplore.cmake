@@ -73,7 +73,10 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     }
 
   and rewrites it only when its content changes, so a reconfigure whose tuning comes out the
-  same rebuilds nothing. Where the values come from:
+  same rebuilds nothing. Its provenance comment, each evaluation's status (``ok``, ``slow``,
+  ``compile_error``, ``resource_limit``, ``launch_error``, ``crash``, ``wrong_result``,
+  ``timeout``) and what produces it, and the fields of the results record: ``docs/outcomes.md``.
+  Where the values come from:
 
   * ``BACKEND host``: always tuned (on the CPU).
   * ``BACKEND cuda`` with a GPU (``adaexplore-tuner device --index ${ADAEXPLORE_DEVICE}``, asked
@@ -150,15 +153,21 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     ``expr.hpp``; Kernel Tuner's Python syntax is also accepted). Default: none.
 
   ``DEFAULTS <param>=<value>...``
-    The baseline configuration: what the header holds when nothing is tuned, and what the
-    speedup is measured against. Must satisfy the constraints. Default: the first valid
-    configuration in PARAMS order.
+    The baseline configuration: what the header holds when nothing is tuned, what the speedup is
+    measured against and the reference of ``slow``. When given, it must name every parameter
+    once (the tuner refuses the spec otherwise: ``no value given for parameter ...``) and satisfy
+    the constraints. Default: the first valid configuration in PARAMS order.
 
   ``BUDGET <evaluations>``
-    Evaluations per tuning, the defaults' included. Default 100.
+    Evaluations per tuning: distinct configurations recorded for the kernel's key, the
+    defaults', failed, resumed and warm-start ones included. A tuning can end earlier, "space
+    exhausted", having skipped configurations predicted to fail (the log and the header say
+    how many): ``docs/outcomes.md``. Default 100.
 
   ``TIME_LIMIT <seconds>``
-    No new evaluation starts after this many seconds of tuning. Default 0 (no limit).
+    No compile or measurement starts after this many seconds of tuning; measurements running
+    then still count, and the near-ties are not re-measured (``docs/outcomes.md``). Default 0
+    (no limit).
 
   ``TARGET <target>``
     A target that gets ``${CMAKE_BINARY_DIR}/adaexplore/include`` as include directory
@@ -284,7 +293,7 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     threads exceed the 65536 registers per block after compiling, before any run. Every outcome
     records the figure (``extra.figures.threads``). It must give a whole number >= 1 for the
     ``DEFAULTS``. The shape applies to every kernel the benchmark compiles. Default: unknown
-    (those checks happen at launch instead).
+    (those checks happen at launch instead: a block over 1024 threads is then ``launch_error``).
 
   ``DYNAMIC_SHARED_BYTES <expression>``
     cuda: the bytes of dynamic shared memory per block of that launch (the third ``<<< >>>``

@@ -256,9 +256,8 @@ TEST(FailureLearning, HardRulesAreSoundOnTheRecordedHostFailureSpace) {
 }
 
 TEST(FailureLearning, HardRulesAreSoundOnTheRecordedConvolutionSpace) {
-  const fs::path file =
-      fs::path(ADAEXPLORE_SHARED_DIR) / "spaces" / "kernel_tuner_bruteforce" / "convolution" / "RTX_3090.json.gz";
-  if (!fs::exists(file)) GTEST_SKIP() << file << " is not here";
+  const fs::path file = fs::path(ADAEXPLORE_TEST_DATA) / "spaces" / "convolution" / "RTX_3090.json.gz";  // spaces/README.md
+  ASSERT_TRUE(fs::exists(file)) << file << " is not here";
   const RecordedSpace r = read_kernel_tuner_cache(
       file, {"block_size_x*block_size_y>=64", "block_size_x*block_size_y<=1024", "tile_size_x*tile_size_y<30"});
   expect_sound(r, 6, {25, 100, 250, 400});

@@ -89,6 +89,35 @@ TEST(Header, SameInputsGiveTheSameBytes) {
   EXPECT_NE(render_header(gemm_space(), kWinner, other), a);  // the text does depend on its inputs
 }
 
+// The winner's ptxas figures, one line per kernel, and the configurations skipped as predicted
+// failures, after the Evaluations line; neither line without its data (the golden file above).
+TEST(Header, WinnerResourcesAndSkippedConfigurations) {
+  HeaderInfo info = tuned_info();
+  KernelResources k;
+  k.kernel = "_Z11gemm_kernelILi128ELi32EEvPKfS1_Pf";
+  k.registers = 128;
+  k.shared_bytes = 16384;
+  k.spill_store_bytes = 8;
+  k.spill_load_bytes = 4;
+  k.demangled = "void gemm_kernel<128, 32>(const float*, const float*, float*)";
+  k.arch = "sm_90";
+  info.winner->resources = {k};
+  info.skipped = 37;
+  const std::string h = render_header(gemm_space(), kWinner, info);
+  EXPECT_NE(h.find("// Winner:      TILE_M=128,TILE_N=32,LAYOUT=col,SCALE=1.25  0.8125 ms (median of 50)\n"
+                   "// Resources:   gemm_kernel: 128 registers, 16384 B shared, 0 B stack, spills 8 B stored, 4 B "
+                   "loaded (sm_90)\n"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("// Evaluations: 100 (ok 80, compile_error 12, resource_limit 5, crash 3)\n"
+                   "// Skipped:     37 valid configurations predicted to fail, never evaluated (the space was "
+                   "exhausted before the budget)\n"),
+            std::string::npos)
+      << h;
+  info.skipped = 0;
+  EXPECT_EQ(render_header(gemm_space(), kWinner, info).find("// Skipped:"), std::string::npos);
+}
+
 TEST(Header, MultiLineReasonStaysInsideTheComment) {
   HeaderInfo info = defaults_info();
   info.reason = "no GPU:\ncudaErrorInsufficientDriver\r\n";

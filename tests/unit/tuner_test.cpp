@@ -513,6 +513,7 @@ TEST(Tuner, ExhaustsASmallSpaceAndFindsTheOptimum) {
   const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(1000), nullptr);
   EXPECT_EQ(r.stop_reason, "space exhausted");
   EXPECT_EQ(r.outcomes.size(), s.enumerate_valid().size());
+  EXPECT_EQ(r.skipped, 0u);  // random proposes every configuration: none skipped
   EXPECT_EQ(unique_count(backend.prepared()), backend.prepared().size());
   ASSERT_TRUE(r.best);
   EXPECT_EQ(r.best->config, (Config{7, 3}));
@@ -641,6 +642,7 @@ TEST(Tuner, NoSetupErrorOnceAConfigurationSucceeded) {
   EXPECT_NO_THROW(r = run_tuning(s, {0, 1}, backend, strategy, o, nullptr));
   EXPECT_EQ(r.outcomes.size(), 6u);
   EXPECT_EQ(r.stop_reason, "space exhausted");
+  EXPECT_EQ(r.skipped, s.enumerate_valid().size() - 6);  // the valid configurations the list never named
   // Without the success, the same failures are a SetupError.
   FakeBackend backend2;
   ListStrategy failing({{0, 2}, {0, 3}, {0, 4}, {0, 5}});

@@ -242,9 +242,13 @@ int run_tune(const TuneArgs& a) {
     return kExitTuningFailed;
   }
   print_warnings(writer.take_warnings());
-  std::cout << "[adaexplore] " << spec.name << ": done (" << report.stop_reason << "), " << report.outcomes.size()
-            << " evaluations (" << report.new_evaluations << " new) in " << report.wall_s << " s; results in "
-            << results_path.string() << std::endl;
+  std::cout << "[adaexplore] " << spec.name << ": done (" << report.stop_reason;
+  if (report.skipped)
+    std::cout << ": " << *report.skipped
+              << (*report.skipped == 1 ? " valid configuration predicted to fail was" : " valid configurations predicted to fail were")
+              << " skipped, never evaluated";
+  std::cout << "), " << report.outcomes.size() << " evaluations (" << report.new_evaluations << " new) in "
+            << report.wall_s << " s; results in " << results_path.string() << std::endl;
   for (const auto& line : failure_alignment(spec.space, report.outcomes))
     std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
   if (options.progress) {  // where the time went (stage_summary.hpp), with the progress lines
@@ -278,6 +282,7 @@ int run_tune(const TuneArgs& a) {
   info.baseline = report.baseline;
   info.counts = report.counts;
   info.evaluations = report.outcomes.size();
+  info.skipped = report.skipped;  // only a tuning knows it ended "space exhausted" (not stored_header_info())
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   const bool wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
   std::cout << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective
@@ -298,7 +303,9 @@ Command register_tune_command(CLI::App& app) {
       "Exit codes: 0 header written or unchanged; 1 bad input (spec, template, a corrupt or foreign results\n"
       "file: the message names the file, the line and the `mv` command that moves it aside); 2 no\n"
       "configuration compiled, ran and verified, or the setup is broken; 3 no CUDA GPU for a cuda tuning, or\n"
-      "(--cached) no successful result stored for the key.");
+      "(--cached) no successful result stored for the key.\n"
+      "Each evaluation's status and what produces it, the results record's fields, how a tuning ends (budget,\n"
+      "time limit, space exhausted) and the header's comment: docs/outcomes.md.");
   sub->add_option("--spec", a->spec, "tuning spec (JSON; format in tuner/src/spec.hpp and docs/)")->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--header", a->header, "header to write (default <work_dir>/<name>.hpp); rewritten only when its content changes");
@@ -331,8 +338,12 @@ Command register_tune_command(CLI::App& app) {
                   "kernel's other keys (another GPU, an edited template or space), round-robin over those keys; "
                   "the log says how many and from which devices. 0 = off")
       ->default_val(4);
-  sub->add_option("--budget", a->budget, "evaluations, the defaults' included (overrides the spec)");
-  sub->add_option("--time-limit", a->time_limit_s, "seconds of tuning after which no new evaluation starts (0 = none)");
+  sub->add_option("--budget", a->budget,
+                  "evaluations: distinct configurations in the key's results, the defaults', failed and resumed ones "
+                  "included (overrides the spec); a tuning can end earlier, space exhausted (docs/outcomes.md)");
+  sub->add_option("--time-limit", a->time_limit_s,
+                  "seconds of tuning after which no compile or measurement starts; running measurements still count, "
+                  "near-ties are not re-measured (0 = none)");
   sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)");
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
   sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");

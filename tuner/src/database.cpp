@@ -223,6 +223,8 @@ HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results,
     }
   info.counts = count_statuses(results.outcomes);
   info.evaluations = results.outcomes.size();
+  // No `skipped` (HeaderInfo): the stored results do not say how the tuning ended, and fewer
+  // evaluations than the spec's budget need not mean "space exhausted" (tune --budget, a time limit).
   return info;
 }
 

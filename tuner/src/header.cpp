@@ -66,12 +66,28 @@ std::string device_line(const nlohmann::json& d) {
   return s;
 }
 
+// The ptxas figures of one of the winner's kernels: "gemm_kernel: 128 registers, 16384 B shared,
+// 0 B stack, spills 0 B stored, 0 B loaded (sm_90)"; the name without its template arguments and
+// parameters (the Winner line has the configuration).
+std::string resources_line(const KernelResources& k) {
+  std::string name = k.demangled.empty() ? k.kernel : k.demangled;
+  name = name.substr(0, name.find_first_of("<("));
+  if (name.rfind("void ", 0) == 0) name = name.substr(5);
+  std::string s = name + ": " + std::to_string(k.registers) + " registers, " + std::to_string(k.shared_bytes) +
+                  " B shared, " + std::to_string(k.stack_bytes) + " B stack, spills " +
+                  std::to_string(k.spill_store_bytes) + " B stored, " + std::to_string(k.spill_load_bytes) +
+                  " B loaded";
+  return one_line(k.arch.empty() ? s : s + " (" + k.arch + ")");
+}
+
 // The provenance lines of a tuned configuration: device, tuning, winner, defaults, speedup, evaluations.
 void write_provenance(std::ostream& h, const Space& space, const HeaderInfo& info) {
   h << "// Device:      " << device_line(info.device) << "\n";
   h << "// Tuned:       " << info.date << ", strategy " << info.strategy << ", seed " << info.seed << ", budget "
     << info.budget << " evaluations\n";
   h << "// Winner:      " << describe(space, info.winner) << "\n";
+  if (info.winner)
+    for (const auto& k : info.winner->resources) h << "// Resources:   " << resources_line(k) << "\n";
   h << "// Defaults:    " << describe(space, info.baseline) << "\n";
   if (info.winner && info.winner->objective && info.baseline && info.baseline->objective) {
     char buf[64];
@@ -88,6 +104,9 @@ void write_provenance(std::ostream& h, const Space& space, const HeaderInfo& inf
     }
   }
   h << (sep == ", " ? ")" : "") << "\n";
+  if (info.skipped && *info.skipped > 0)
+    h << "// Skipped:     " << *info.skipped << (*info.skipped == 1 ? " valid configuration" : " valid configurations")
+      << " predicted to fail, never evaluated (the space was exhausted before the budget)\n";
 }
 
 }  // namespace

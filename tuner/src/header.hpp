@@ -32,6 +32,11 @@ struct HeaderInfo {
   std::optional<Outcome> baseline;       // the defaults' outcome
   std::map<std::string, std::size_t> counts;  // evaluations per status
   std::size_t evaluations = 0;
+  /// Valid configurations never evaluated because the search predicted them to fail (a tuning
+  /// that ended "space exhausted" before its budget: TuneReport::skipped); the "// Skipped:"
+  /// line, written when set and not 0. Set by `tune` only: headers written from stored results
+  /// (tune --cached, `header`) leave the line out.
+  std::optional<std::size_t> skipped;
 };
 
 /// Renders the header text for `config`.

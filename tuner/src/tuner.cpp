@@ -107,6 +107,7 @@ class Loop {
           continue;
         }
         report_.stop_reason = over_time() ? "time limit" : "space exhausted";
+        if (report_.stop_reason == "space exhausted") report_.skipped = unevaluated_valid(space_, report_.outcomes);
         break;
       }
       measure_next();
@@ -543,6 +544,15 @@ std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& ou
   std::map<std::string, std::size_t> counts;
   for (const auto& o : outcomes) ++counts[to_string(o.status)];
   return counts;
+}
+
+std::optional<std::size_t> unevaluated_valid(const Space& space, const std::vector<Outcome>& outcomes) {
+  if (space.cartesian_size() > 4e6) return std::nullopt;  // as UnseenSampler enumerates (strategy.cpp)
+  std::unordered_set<Config, ConfigHash> evaluated;
+  for (const auto& o : outcomes) evaluated.insert(o.config);
+  std::size_t n = 0;
+  for (const auto& c : space.enumerate_valid(4e6)) n += evaluated.count(c) == 0;
+  return n;
 }
 
 TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backend, Strategy& strategy,

@@ -48,6 +48,11 @@ struct TuneReport {
   std::optional<Outcome> baseline;
   std::map<std::string, std::size_t> counts;  // per status name
   std::string stop_reason;        // "budget", "time limit", "space exhausted"
+  /// Stopped "space exhausted": the valid configurations never evaluated (unevaluated_valid()),
+  /// each one the strategy predicted to fail and never proposed (adaexplore's knowledge base:
+  /// the backend's check before compiling and the learned rules). Unset otherwise, or when the
+  /// space is too large to count.
+  std::optional<std::size_t> skipped;
   double wall_s = 0;
   /// Where the time went: the new evaluations' stage times (stage_summary.hpp; ms, % of wall_s).
   StageSummary stages;
@@ -80,5 +85,8 @@ TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backe
 std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes);
 /// Evaluations per status name.
 std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes);
+/// The valid configurations of `space` (constraints satisfied) that no outcome holds; std::nullopt
+/// when the Cartesian product exceeds 4e6 (not enumerated).
+std::optional<std::size_t> unevaluated_valid(const Space& space, const std::vector<Outcome>& outcomes);
 
 }  // namespace adaexplore

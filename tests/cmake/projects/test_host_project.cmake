@@ -2,7 +2,7 @@
 # backend tunes for real, then reconfigures with nothing changed: the tuning database answers and
 # the header keeps its timestamp.
 #   cmake -DPROJECT_DIR=<host_saxpy> -DWORK_DIR=<dir> -DGENERATOR=<generator>
-#         -DHOW=FetchContent -DADAEXPLORE_SOURCE_DIR=<repository> -DTUNER=<adaexplore-tuner>
+#         -DHOW=FetchContent|add_subdirectory -DADAEXPLORE_SOURCE_DIR=<repository> -DTUNER=<adaexplore-tuner>
 #      or -DHOW=find_package -DMAIN_BUILD_DIR=<AdaExplore build> [-DCONFIG=<config>]
 #         -P test_host_project.cmake
 # find_package installs MAIN_BUILD_DIR into ${WORK_DIR}/prefix first and checks that the
