@@ -143,13 +143,25 @@ __device__ inline void combine(ComparePartial& a, const ComparePartial& b) {
   a.diff2 = __dadd_rn(a.diff2, b.diff2);
   a.ref2 = __dadd_rn(a.ref2, b.ref2);
 }
+// x as a double, exactly, whatever the flags: nvcc's -ftz=true (and --use_fast_math) turns a
+// float's conversion into cvt.ftz.f64.f32, which flushes subnormals to 0; the host does not.
+template <typename T>
+__device__ inline double exact_double(T x) {
+  if constexpr (std::is_same<T, float>::value) {
+    double d;
+    asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(x));
+    return d;
+  } else {
+    return static_cast<double>(x);
+  }
+}
 template <typename T>
 __global__ void __launch_bounds__(kCompareThreads)
     compare_kernel(const T* got, const T* expected, unsigned long long n, double abs_tol, double rel_tol,
                    ComparePartial* partials) {
   ComparePartial p{0, n, 0, 0, 0, 0};
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
-    const double g = static_cast<double>(got[i]), e = static_cast<double>(expected[i]);
+    const double g = exact_double(got[i]), e = exact_double(expected[i]);
     const double err = fabs(__dsub_rn(g, e));
     const bool bad = !isfinite(g) || !(err <= __dadd_rn(abs_tol, __dmul_rn(rel_tol, fabs(e))));
     if (isfinite(g)) {
@@ -183,8 +195,15 @@ struct OnceEntry {
   const void* data = nullptr;   // its elements, and their bytes: how compare() recognises it
   std::size_t bytes = 0;
   std::shared_ptr<void> device, partials;
+  unsigned long long used = 0;  // the last Benchmark (once_generation()) that asked for it
 };
 ADAEXPLORE_FN std::map<std::string, OnceEntry>& once_cache();
+/// Counts the Benchmark objects that used once() in this module (each gets the next number).
+ADAEXPLORE_FN unsigned long long& once_generation();
+/// The once() values kept at most (bytes of host data): beyond it, entries no Benchmark alive
+/// uses are dropped, the least recently used first. A key that differs per configuration (a size
+/// that depends on a parameter) would otherwise keep one value per configuration.
+constexpr std::size_t kOnceCacheBytes = std::size_t(16) << 30;
 }  // namespace detail
 
 /// Benchmark::nonfinite's answer: how many elements are NaN or infinite, and the first of them.
@@ -311,6 +330,7 @@ class Benchmark {
     using T = typename Vector::value_type;
     const std::string full = once_key(key, sizeof(T), options_.seed, options_.user_args);
     auto& cache = detail::once_cache();
+    if (!generation_) generation_ = ++detail::once_generation();
     auto at = cache.find(std::string(typeid(Vector).name()) + '\x1f' + full);
     if (at == cache.end()) {
       auto value = std::make_shared<Vector>(once_per_runner<T>(full, make));
@@ -318,8 +338,10 @@ class Benchmark {
       entry.data = value->data();
       entry.bytes = value->size() * sizeof(T);
       entry.value = value;
+      make_room_for_once(entry.bytes);
       at = cache.emplace(std::string(typeid(Vector).name()) + '\x1f' + full, std::move(entry)).first;
     }
+    at->second.used = generation_;
     return *std::static_pointer_cast<Vector>(at->second.value);
   }
   cudaStream_t stream() const { return stream_; }
@@ -548,6 +570,22 @@ class Benchmark {
   }
   // Why no kernel at all can launch `block` on this device; empty when it is within its limits.
   std::string device_limit_violation(dim3 block, long threads) const;
+  // Drops the least recently used once() entries that no Benchmark alive uses (an older
+  // generation than this one's) until `bytes` more fit within detail::kOnceCacheBytes.
+  void make_room_for_once(std::size_t bytes) {
+    auto& cache = detail::once_cache();
+    std::size_t total = bytes;
+    for (const auto& [key, entry] : cache) total += entry.bytes;
+    while (total > detail::kOnceCacheBytes) {
+      auto oldest = cache.end();
+      for (auto it = cache.begin(); it != cache.end(); ++it)
+        if (it->second.used != generation_ && (oldest == cache.end() || it->second.used < oldest->second.used))
+          oldest = it;
+      if (oldest == cache.end()) return;  // all in use by this configuration
+      total -= oldest->second.bytes;
+      cache.erase(oldest);
+    }
+  }
   // The once() entry whose value is the vector at `data` (`bytes` long), or null.
   static detail::OnceEntry* once_entry(const void* data, std::size_t bytes) {
     for (auto& [key, entry] : detail::once_cache())
@@ -584,9 +622,13 @@ class Benchmark {
         b.pristine_ = std::static_pointer_cast<T>(e.pristine);
         rng_ = e.rng_after;
         record_.reused_bytes += (kind == 2 ? 1 : 2) * n * sizeof(T);
-        if (kind == 0 && n)  // the inputs as made, whatever the previous configuration did to them
+        // Inputs and inout buffers as made, whatever the previous configuration did to them,
+        // before the benchmark touches them (synchronized: it may use them on another stream).
+        if (kind != 2 && n) {
           check(cudaMemcpyAsync(b.get(), b.pristine_.get(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
                 "cudaMemcpyAsync(restore input)");
+          check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(restore input)");
+        }
         return b;
       }
       cache.resize(ordinal);  // the calls differ from here on: the later entries cannot match
@@ -600,6 +642,7 @@ class Benchmark {
       if (kind == 1 || cached) {
         b.pristine_ = allocate<T>(n, kind == 1 ? "inout pristine copy" : "input pristine copy");
         check(cudaMemcpy(b.pristine_.get(), b.get(), n * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy(pristine)");
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize(pristine)");  // done before any kernel runs
       }
     }
     if (cached) {
@@ -627,6 +670,7 @@ class Benchmark {
   double download_ms_ = 0; // download() so far; "verify.download": its share in the verification
   HarnessOptions options_;
   std::mt19937_64 rng_;
+  unsigned long long generation_ = 0;  // this Benchmark's number among once()'s users (detail::once_generation)
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   int optin_shared_ = 48 * 1024;
@@ -704,8 +748,21 @@ Verification Benchmark::compare_on_device(const DeviceBuffer<T>& out, const std:
                                Tolerance tol) {
   const std::size_t n = out.size();
   if (!entry.device) {
+    // Only with room to spare (a device copy saves time, it must not cost a configuration its
+    // memory): else compared on the host.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      free_bytes = 0;
+    }
+    if (free_bytes < 2 * n * sizeof(T) + (std::size_t(256) << 20)) {
+      Verification none;
+      none.mismatches = 1;  // "not decided here": compare() goes on to the host comparison
+      return none;
+    }
     auto device = allocate<T>(n, "reference (device copy)");
     check(cudaMemcpy(device.get(), expected.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(reference)");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize(reference)");  // landed before the compare kernel reads it
     entry.partials = allocate<detail::ComparePartial>(detail::kCompareBlocks, "comparison figures");
     entry.device = device;
   }
@@ -836,6 +893,11 @@ ADAEXPLORE_FN std::map<std::string, detail::OnceEntry>& detail::once_cache() {
   return cache;
 }
 
+ADAEXPLORE_FN unsigned long long& detail::once_generation() {
+  static unsigned long long generation = 0;
+  return generation;
+}
+
 namespace detail {
 // "ns::kernel<P<1, 2> >(int, float*)" from "_ZN2ns6kernel...": the runtime's names are mangled.
 inline std::string demangled(const char* mangled) {
@@ -946,6 +1008,12 @@ ADAEXPLORE_FN void Kernel::check_arguments(const std::size_t* sizes, std::size_t
     std::size_t offset = 0, size = 0;
     const cudaError_t e = cudaFuncGetParamInfo(function(), i, &offset, &size);
     if (e != cudaSuccess) (void)cudaGetLastError();
+    // cudaErrorInvalidValue: no parameter i (the end of the list); anything else is the runtime's
+    // own failure, not the benchmark's argument count.
+    if (e != cudaSuccess && e != cudaErrorInvalidValue)
+      bench_->fail("launch_error", cudaGetErrorName(e),
+                   name_ + ": cudaFuncGetParamInfo failed (" + cudaGetErrorString(e) +
+                       "): the arguments cannot be checked against the kernel's parameters");
     if (i == count) {
       if (e == cudaSuccess)
         bench_->fail("launch_error", "",

@@ -12,7 +12,8 @@
 // adaexplore_export_<name> that writes the value (the harness launches it once per
 // configuration); the tuner leaves such kernels out of the ptxas figures and the harness out of
 // kernel() lookups. In a benchmark compiled whole with the template (compile.unit "program") it
-// is defined too, and unused.
+// is defined too, and unused. The kernel is extern "C" with external linkage (the harness finds
+// it by that name): include the template in one translation unit only, and export each name once.
 #pragma once
 
 #define ADAEXPLORE_EXPORT(name, ...)                                          \

@@ -164,7 +164,8 @@ void CompileCache::store(const std::string& key, const fs::path& artifact, const
     std::error_code canon_ec;
     const fs::path own = fs::weakly_canonical(own_folder, canon_ec);
     for (const fs::path& dep : parse_dependency_file(read_file(dependency_file))) {
-      const fs::path path = fs::weakly_canonical(dep, canon_ec);
+      // A relative path is the compiler's, which ran in own_folder (a relative -I in the flags).
+      const fs::path path = fs::weakly_canonical(dep.is_relative() ? own_folder / dep : dep, canon_ec);
       if (canon_ec || ignored(path) || path.parent_path() == own) continue;
       headers.push_back({{"path", path.string()}, {"hash", content_hash(read_file(path))}});
     }

@@ -152,14 +152,28 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
   options.timeout_s = 60;
   const ProcessResult version = run_process({spec_.compiler.path, "--version"}, options);
   version_output_ = version.out.empty() ? version.err : version.out;
+  toolchain_identity_ = "adaexplore compile cache 2\n" + find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
+  for (const char* variable : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"})
+    if (const char* value = std::getenv(variable)) toolchain_identity_ += std::string(variable) + "=" + value + '\n';
+  if (kernel_unit_capable) {  // nvcc: the host compiler it calls (-ccbin, NVCC_CCBIN, else c++ on PATH)
+    std::string host = std::getenv("NVCC_CCBIN") ? std::getenv("NVCC_CCBIN") : "c++";
+    for (std::size_t i = 0; i + 1 < spec_.compiler.flags.size(); ++i)
+      if (spec_.compiler.flags[i] == "-ccbin" || spec_.compiler.flags[i] == "--compiler-bindir") host = spec_.compiler.flags[i + 1];
+    const ProcessResult host_version = run_process({host, "--version"}, options);
+    toolchain_identity_ += "host compiler " + host + ": " + host_version.out + host_version.err + '\n';
+  }
   unit_ = choose_compile_unit(spec_, rendered_name(spec_.template_path), kernel_unit_capable);
   if (unit_.kernel) {
     // The toolkit's and the system's headers are covered by the compiler's identity in the key.
     const fs::path compiler = find_program(spec_.compiler.path);
     std::error_code ec;
     const fs::path toolkit = fs::weakly_canonical(compiler, ec).parent_path().parent_path();
-    cache_ = std::make_unique<CompileCache>(harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
-                                            std::vector<fs::path>{toolkit, "/usr/include", "/usr/lib", "/usr/local/include"});
+    // Only the toolkit's own headers (its include and targets folders) and the system's; not
+    // /usr/local/include, where an installed AdaExplore puts its harness (and CUTLASS, CUB
+    // installs go): a header there that changes must change the key.
+    cache_ = std::make_unique<CompileCache>(
+        harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
+        std::vector<fs::path>{toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc"});
   }
 }
 
@@ -226,7 +240,7 @@ ProgramBackend::HarnessBuild ProgramBackend::plan_harness_object() const {
   argv.insert(argv.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-c", source.string(), "-o"});
   // Named by everything that goes into it: the command, the compiler (its path resolved and its
   // --version: another toolkit behind the same name gets its own object) and the harness's sources.
-  std::string key = find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
+  std::string key = toolchain_identity_;
   for (const auto& a : argv) key += a + '\n';
   for (const char* file : {"harness_separate.cu", "harness.cuh", "harness_common.hpp"})
     key += read_file(harness_ / "adaexplore" / file);
@@ -380,7 +394,7 @@ void ProgramBackend::compile_kernel_unit(Prepared& prepared, const ProcessOption
   const std::vector<std::string> command = kernel_unit_command(prepared);
   // The key: the compiler (its path resolved and its --version), the command with this folder's
   // path replaced (another build tree compiles the same), and the rendered template's text.
-  std::string key = find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
+  std::string key = toolchain_identity_;
   const std::string folder = prepared.directory.string();
   for (std::string a : command) {
     for (std::size_t at = a.find(folder); at != std::string::npos; at = a.find(folder, at + 7))
@@ -442,7 +456,7 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   // From the compile cache when an earlier tuning built the same (compiler, the header-only command
   // with this folder's path replaced, benchmark text, and the headers it included unchanged),
   // whichever way it was built.
-  std::string key = "benchmark\n" + find_program(spec_.compiler.path).string() + '\n' + version_output_ + '\n';
+  std::string key = "benchmark\n" + toolchain_identity_;
   for (std::string a : whole) {
     for (std::size_t at = a.find(directory.string()); at != std::string::npos; at = a.find(directory.string(), at + 6))
       a.replace(at, directory.string().size(), "<work>");

@@ -201,6 +201,11 @@ class ProgramBackend : public Backend {
   std::filesystem::path harness_;
   std::string template_text_;
   std::string version_output_;
+  // What the compiler's output depends on beside the command and the sources, in every compile
+  // cache key (the harness object, the kernel unit's cubins, its benchmark): the compiler's path
+  // and --version, the cache's format, NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS / NVCC_CCBIN, and
+  // (cuda) the host compiler's --version.
+  std::string toolchain_identity_;
   RunLimit run_limit_;  // read and written only by the measuring thread (measure, calibrate)
   std::vector<std::string> runner_command_;  // empty: one process per evaluation
   std::string mode_;

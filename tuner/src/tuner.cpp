@@ -259,7 +259,9 @@ class Loop {
   // depth() keep 2 to 6 in flight instead of 17 until it left the window (2026-12-02: 33 of 100
   // evaluations in the first 16 s of a 27 s tuning).
   void note_rates(double prepare_ms, double measure_ms, const Outcome& o) {
-    if (o.config == baseline_) return;
+    // Nor does a measurement that started a runner (another GPU's first, a restart after a crash
+    // or a time-out): it paid that runner's one-time setup as well.
+    if (o.config == baseline_ || o.stage_ms.count("runner_start")) return;
     if (const auto wait = o.stage_ms.find("benchmark_wait"); wait != o.stage_ms.end())
       measure_ms = std::max(0.0, measure_ms - wait->second);
     rates_.emplace_back(prepare_ms, measure_ms);
