@@ -298,7 +298,10 @@ Command register_tune_command(CLI::App& app) {
       "Exit codes: 0 header written or unchanged; 1 bad input (spec, template, a corrupt or foreign results\n"
       "file: the message names the file, the line and the `mv` command that moves it aside); 2 no\n"
       "configuration compiled, ran and verified, or the setup is broken; 3 no CUDA GPU for a cuda tuning, or\n"
-      "(--cached) no successful result stored for the key.");
+      "(--cached) no successful result stored for the key.\n"
+      "Every evaluation ends in one status: ok, slow, compile_error, resource_limit, launch_error, crash,\n"
+      "wrong_result or timeout (a compile over compiler.timeout_s: extra.timeout_stage \"compile\"; a run over\n"
+      "its time limit: \"run\").");
   sub->add_option("--spec", a->spec, "tuning spec (JSON; format in tuner/src/spec.hpp and docs/)")->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--header", a->header, "header to write (default <work_dir>/<name>.hpp); rewritten only when its content changes");
