@@ -236,7 +236,8 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
 
   ``RUN_TIMEOUT <seconds>``
     The cap of every benchmark run's time limit, and the limit of the defaults' run; a run
-    taking longer than its limit is stopped and recorded as ``timeout``. Default 30.
+    taking longer than its limit is stopped and recorded as ``timeout`` with
+    ``extra.timeout_stage`` ``"run"``. Default 30.
 
   ``RUN_TIMEOUT_FACTOR <factor>``
     Once the defaults ran successfully, each later run's limit is
@@ -271,7 +272,9 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     Spec: ``compiler.unit``; not part of the database key.
 
   ``COMPILE_TIMEOUT <seconds>``
-    A compile taking longer is stopped and recorded as a compile error. Default 120.
+    A compile (or link) taking longer is stopped and recorded as ``timeout`` with
+    ``extra.timeout_stage`` ``"compile"`` (not ``compile_error``: the compiler did not reject the
+    configuration). Default 120.
 
   ``COMPILER_LAUNCHER <launcher> [<arg>...]``
     A program (and its arguments) put in front of every compile the tuner runs, as CMake's

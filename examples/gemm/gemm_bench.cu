@@ -157,6 +157,8 @@ adaexplore::Verification check(const adaexplore::NonFinite& bad, std::size_t ele
   if (bad.count) {
     mismatch(bad.first_index, bad.first_value, std::numeric_limits<double>::quiet_NaN());
     v.mismatches = bad.count;
+    v.nan = bad.nan;  // the message says how many are NaN or infinite (describe)
+    v.infinite = bad.count - bad.nan;
   }
 
   const double u = std::ldexp(1.0, -24);

@@ -112,14 +112,15 @@ __global__ void gather_kernel(const T* in, const unsigned long long* index, T* o
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x)
     out[i] = in[index[i]];
 }
-// Benchmark::nonfinite: counts the NaN and infinite elements, and the lowest index of one.
-// counts[0] must start at 0, counts[1] at n.
+// Benchmark::nonfinite: counts the NaN and infinite elements, the lowest index of one, and the NaN
+// among them. counts[0] must start at 0, counts[1] at n, counts[2] at 0.
 template <typename T>
 __global__ void nonfinite_kernel(const T* in, unsigned long long n, unsigned long long* counts) {
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x)
     if (!isfinite(in[i])) {
       atomicAdd(&counts[0], 1ull);
       atomicMin(&counts[1], i);
+      if (isnan(in[i])) atomicAdd(&counts[2], 1ull);
     }
 }
 #endif  // __CUDACC__
@@ -211,6 +212,7 @@ struct NonFinite {
   std::size_t count = 0;
   std::size_t first_index = 0;  // meaningful when count > 0
   double first_value = 0;       // the value there (NaN or +-inf)
+  std::size_t nan = 0;          // how many of the count are NaN (the others are +-inf)
 };
 
 /// A device buffer with the host copy it was initialised from. With the kernel unit in the
@@ -417,7 +419,7 @@ class Benchmark {
   std::vector<T> gather(const DeviceBuffer<T>& b, const std::vector<std::size_t>& indices);
 
   /// The NaN and infinite elements of a floating-point buffer, counted on the device (one pass at
-  /// memory bandwidth; nothing but three numbers read back): "every element of the output is
+  /// memory bandwidth; nothing but four numbers read back): "every element of the output is
   /// finite" without download(). On the benchmark's stream, synchronized; every call checked.
   template <typename T>
   NonFinite nonfinite(const DeviceBuffer<T>& b);
@@ -722,10 +724,10 @@ NonFinite Benchmark::nonfinite(const DeviceBuffer<T>& b) {
   static_assert(std::is_floating_point<T>::value, "nonfinite(): float or double buffers");
   NonFinite r;
   if (b.size() == 0) return r;
-  unsigned long long counts[2] = {0, b.size()};
+  unsigned long long counts[3] = {0, b.size(), 0};
   {
     const StageClock clock(download_ms_);
-    auto device_counts = allocate<unsigned long long>(2, "nonfinite counts");
+    auto device_counts = allocate<unsigned long long>(3, "nonfinite counts");
     check(cudaMemcpyAsync(device_counts.get(), counts, sizeof counts, cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync(nonfinite counts)");
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((b.size() + 255) / 256, 8 * 1024));
@@ -736,6 +738,7 @@ NonFinite Benchmark::nonfinite(const DeviceBuffer<T>& b) {
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(nonfinite)");
   }
   r.count = static_cast<std::size_t>(counts[0]);
+  r.nan = static_cast<std::size_t>(counts[2]);
   if (r.count) {
     r.first_index = static_cast<std::size_t>(counts[1]);
     r.first_value = static_cast<double>(gather(b, {r.first_index})[0]);

@@ -14,7 +14,8 @@
 //    "time_ms": {"median", "mean", "min", "max", "stdev", "samples": n, "values": [...],
 //                "ci_low", "ci_high", "ci_rel", "converged": true|false},
 //    "warmup_runs": n, "verification": {"checked", "mismatches", "max_abs_error", "max_rel_error",
-//    "rel_l2_error", "on_device": true (compared on the GPU; absent: on the host),
+//    "rel_l2_error", "nan", "infinite" (the mismatches that are NaN, +-inf; max_abs_error and the
+//    others are over the finite values), "on_device": true (compared on the GPU; absent: on the host),
 //    "first_mismatch": {"index", "got", "expected"}},
 //    "figures": {"bytes": b, "flops": f, "GB/s": x, "GFLOP/s": y},
 //    "stages_ms": {"setup", "verify", "warmup", "measure"},
@@ -276,6 +277,7 @@ struct Verification {
   double max_abs_error = 0, max_rel_error = 0, rel_l2_error = 0;
   std::size_t first_index = 0;
   double first_got = 0, first_expected = 0;
+  std::size_t nan = 0, infinite = 0;  // mismatches whose value is NaN, +-inf (not in the errors above)
   bool on_device = false;  // compared on the device (Benchmark::compare with a once() reference)
   bool passed() const { return mismatches == 0; }
 };
@@ -289,13 +291,18 @@ Verification compare_values(const T* got, const T* expected, std::size_t n, Tole
   for (std::size_t i = 0; i < n; ++i) {
     const double g = static_cast<double>(got[i]), e = static_cast<double>(expected[i]);
     const double err = std::fabs(g - e);
-    const bool bad = !std::isfinite(g) || !(err <= tol.abs + tol.rel * std::fabs(e));
+    // The product rounded on its own, never fused into a multiply-add (-ffp-contract=fast with
+    // FMA hardware would), as the device's comparison does (harness.cuh, compare_kernel).
+    volatile double scaled = tol.rel * std::fabs(e);
+    const bool bad = !std::isfinite(g) || !(err <= tol.abs + scaled);
     if (std::isfinite(g)) {
       v.max_abs_error = std::max(v.max_abs_error, err);
       if (e != 0) v.max_rel_error = std::max(v.max_rel_error, err / std::fabs(e));
       diff2 += err * err;
     }
     ref2 += e * e;
+    if (std::isnan(g)) ++v.nan;
+    else if (std::isinf(g)) ++v.infinite;
     if (bad && v.mismatches++ == 0) {
       v.first_index = i;
       v.first_got = g;
@@ -598,7 +605,8 @@ ADAEXPLORE_FN std::string to_json(const ResultRecord& r) {
     const auto& v = r.verification;
     j << ", \"verification\": {\"checked\": " << v.checked << ", \"mismatches\": " << v.mismatches
       << ", \"max_abs_error\": " << json_number(v.max_abs_error) << ", \"max_rel_error\": " << json_number(v.max_rel_error)
-      << ", \"rel_l2_error\": " << json_number(v.rel_l2_error);
+      << ", \"rel_l2_error\": " << json_number(v.rel_l2_error) << ", \"nan\": " << v.nan
+      << ", \"infinite\": " << v.infinite;
     if (v.on_device) j << ", \"on_device\": true";
     if (v.mismatches)
       j << ", \"first_mismatch\": {\"index\": " << v.first_index << ", \"got\": " << json_number(v.first_got)
@@ -653,11 +661,20 @@ ADAEXPLORE_FN int emit(const HarnessOptions& o, const ResultRecord& r) {
   return r.status == "ok" ? 0 : 1;
 }
 
-/// Describes a failed verification for the record's message.
+/// Describes a failed verification for the record's message: "12 of 1024 values differ from the
+/// reference (12 NaN); first at index 3: got nan, expected 1.5 (max abs error of the finite values
+/// 2e-07)"; without NaN or infinite values "...; first at index 7: got 2, expected 1 (max abs error 1)".
 ADAEXPLORE_FN std::string describe(const Verification& v) {
   std::ostringstream s;
-  s << v.mismatches << " of " << v.checked << " values differ from the reference; first at index " << v.first_index
-    << ": got " << v.first_got << ", expected " << v.first_expected << " (max abs error " << v.max_abs_error << ")";
+  s << v.mismatches << " of " << v.checked << " values differ from the reference";
+  if (v.nan || v.infinite) {
+    s << " (";
+    if (v.nan) s << v.nan << " NaN" << (v.infinite ? ", " : "");
+    if (v.infinite) s << v.infinite << " infinite";
+    s << ")";
+  }
+  s << "; first at index " << v.first_index << ": got " << v.first_got << ", expected " << v.first_expected
+    << (v.nan || v.infinite ? " (max abs error of the finite values " : " (max abs error ") << v.max_abs_error << ")";
   return s.str();
 }
 

@@ -246,6 +246,63 @@ TEST_F(CudaBackendTest, TooMuchStaticSharedMemoryIsResourceLimit) {
   EXPECT_FALSE(fs::exists(p.executable));
 }
 
+// ptxas's register allocator giving up (C7600, issue 23) is a register resource_limit with the
+// count it failed at, not a compile_error; the advisory before it is kept with the outcome. The
+// compiler's answer comes from a launcher that prints ptxas's lines (as ptxas 12 printed them for
+// a Triton kernel, triton-lang/triton#8488) and fails, instead of running nvcc.
+TEST_F(CudaBackendTest, RegisterAllocationFailureIsARegisterResourceLimit) {
+  const fs::path launcher = dir_ / "ptxas-gives-up.sh";
+  std::ofstream(launcher)
+      << "#!/bin/sh\n"
+         "echo \"ptxas info    : (C7516) Potential Performance Loss: wgmma.mma_async instructions are serialized due "
+         "to ill formed pipeline stage in the function '_Z11fill_kernelPfi'\" >&2\n"
+         "echo \"ptxas fatal   : (C7600) Register allocation failed with register count of '255'. Compile the "
+         "program with a higher register target\" >&2\n"
+         "echo \"ptxas fatal   : Ptx assembly aborted due to errors\" >&2\n"
+         "exit 255\n";
+  fs::permissions(launcher, fs::perms::owner_all);
+  nlohmann::json j = spec_json();
+  j["compiler"]["launcher"] = {launcher.string()};
+  const Spec s = spec(j);
+  auto backend = make_cuda_backend(s, DeviceInfo{});
+  const Prepared p =
+      backend->prepare(s.space.config_from_texts({{"SHARED", "256"}, {"MODE", "0"}, {"LOCAL", "0"}}));
+  ASSERT_TRUE(p.failure);
+  EXPECT_EQ(p.failure->status, Status::resource_limit) << p.failure->message;
+  EXPECT_EQ(p.failure->message.rfind("ptxas rejected the kernel: ptxas fatal   : (C7600) Register allocation failed", 0),
+            0u)
+      << p.failure->message;
+  EXPECT_EQ(p.failure->extra["resource"], "registers") << p.failure->extra.dump();
+  EXPECT_EQ(p.failure->extra["limit"], 255);
+  ASSERT_EQ(p.ptxas_warnings.size(), 1u);
+  EXPECT_NE(p.ptxas_warnings[0].find("(C7516) Potential Performance Loss"), std::string::npos) << p.ptxas_warnings[0];
+}
+
+// A compile that succeeds with ptxas's performance advisories (real nvcc, sm_90a, the kernel of
+// tests/data/ptxas/advisories.cu as the template): the advisories are kept, verbatim.
+TEST_F(CudaBackendTest, PtxasPerformanceAdvisoriesAreKeptWithTheCompile) {
+  std::ifstream kernel(std::string(ADAEXPLORE_TEST_DATA) + "/ptxas/advisories.cu");
+  ASSERT_TRUE(kernel);
+  std::ofstream(dir_ / "wgmma.cuh.in") << "#pragma once\n// ${N}\n" << kernel.rdbuf();
+  std::ofstream(dir_ / "wgmma_bench.cu") << R"(#include <adaexplore/harness.cuh>
+#include "wgmma.cuh"
+int main(int argc, char** argv) { return 0; }
+)";
+  const nlohmann::json j = {{"name", "wgmma"},
+                            {"backend", "cuda"},
+                            {"template", "wgmma.cuh.in"},
+                            {"benchmark", "wgmma_bench.cu"},
+                            {"parameters", {{{"name", "N"}, {"values", {1}}}}},
+                            {"compiler", {{"path", nvcc_}, {"arch", "sm_90a"}, {"unit", "program"}}}};
+  const Spec s = spec(j);
+  auto backend = make_cuda_backend(s, DeviceInfo{});
+  const Prepared p = backend->prepare(s.space.config_from_texts({{"N", "1"}}));
+  ASSERT_FALSE(p.failure) << p.failure->message;
+  ASSERT_EQ(p.ptxas_warnings.size(), 3u) << p.ptxas_warnings.size();
+  EXPECT_EQ(p.ptxas_warnings[2].rfind("ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async", 0), 0u)
+      << p.ptxas_warnings[2];
+}
+
 // ptxas accepts a 640 KiB stack frame; the static check refuses it (512 KiB per thread).
 TEST_F(CudaBackendTest, StackOverTheLimitIsResourceLimitFromTheStaticCheck) {
   const Prepared p = prepare(256, 0, 163840);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <limits>
 #include <random>
 
 #include "../../templates/adaexplore/harness_common.hpp"
@@ -151,6 +152,42 @@ TEST(RepeatAndTime, ReportsWarmupRunsAndWallTimes) {
   EXPECT_EQ(s.values.size(), 10u);
   EXPECT_GE(wall.warmup_ms, 0);
   EXPECT_GE(wall.measure_ms, 0);
+}
+
+// A wrong result whose mismatches are all NaN (issue 23: its message said "max abs error 0", as if
+// the values were right): the message counts the NaN and says the error is the finite values'.
+TEST(Verification, AllNaNMismatchesAreCountedAndNamed) {
+  std::vector<float> expected(1024, 1.5f), got = expected;
+  for (std::size_t i = 0; i < 12; ++i) got[3 + 80 * i] = std::numeric_limits<float>::quiet_NaN();
+  const Verification v = compare_values(got.data(), expected.data(), got.size(), Tolerance{});
+  EXPECT_EQ(v.mismatches, 12u);
+  EXPECT_EQ(v.nan, 12u);
+  EXPECT_EQ(v.infinite, 0u);
+  EXPECT_EQ(describe(v),
+            "12 of 1024 values differ from the reference (12 NaN); first at index 3: got nan, expected 1.5 (max abs "
+            "error of the finite values 0)");
+  ResultRecord r;
+  r.status = "wrong_result";
+  r.verified = true;
+  r.verification = v;
+  const auto record = nlohmann::json::parse(to_json(r));
+  EXPECT_EQ(record["verification"]["nan"], 12) << record.dump();
+  EXPECT_EQ(record["verification"]["infinite"], 0) << record.dump();
+}
+
+TEST(Verification, NaNInfiniteAndFiniteMismatchesTogether) {
+  std::vector<double> expected(100, 2.0), got = expected;
+  got[10] = std::numeric_limits<double>::quiet_NaN();
+  got[20] = -std::numeric_limits<double>::infinity();
+  got[30] = 2.5;  // a finite mismatch: the max abs error is its
+  const Verification v = compare_values(got.data(), expected.data(), got.size(), Tolerance{});
+  EXPECT_EQ(v.mismatches, 3u);
+  EXPECT_EQ(describe(v),
+            "3 of 100 values differ from the reference (1 NaN, 1 infinite); first at index 10: got nan, expected 2 "
+            "(max abs error of the finite values 0.5)");
+  got[10] = got[20] = 2.0;  // finite mismatches alone: the message as it always was
+  EXPECT_EQ(describe(compare_values(got.data(), expected.data(), got.size(), Tolerance{})),
+            "1 of 100 values differ from the reference; first at index 30: got 2.5, expected 2 (max abs error 0.5)");
 }
 
 TEST(HarnessOptions, ParsesCiRel) {

@@ -198,6 +198,7 @@ TEST_P(HostBackendTest, EndlessLoopIsKilledAtTheRunTimeLimit) {
   const Outcome o = evaluate(kHang);
   EXPECT_EQ(o.status, Status::timeout);
   EXPECT_NE(o.message.find("run time limit of 1.5 s"), std::string::npos) << o.message;
+  EXPECT_EQ(o.extra.value("timeout_stage", ""), "run") << o.extra.dump();  // not the compile's
   EXPECT_GE(o.stage_ms.at("run"), 1500);
   EXPECT_LT(o.stage_ms.at("run"), 10000);
 }

@@ -1,10 +1,12 @@
 #include "process.hpp"
 #include "test_support.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <thread>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -93,6 +95,37 @@ TEST(Process, ChildrenLeftBehindByANormalExitAreKilled) {
   ASSERT_GT(child, 0);
   for (int i = 0; i < 100 && alive(child); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_FALSE(alive(child));
+  fs::remove_all(dir);
+}
+
+// A tuner killed with SIGKILL takes its child processes along (issue 23: nvcc and its
+// subprocesses, and runners, outlived it). A helper process (a fork of this test, the tuner's
+// stand-in) starts a child tree through run_process: sh, which starts sleep (the grandchild) and
+// waits for it; the helper is killed with SIGKILL while the tree runs, and its watchdog kills the
+// tree's process group.
+TEST(Process, AChildTreeDiesWithTheProcessThatStartedIt) {
+  const fs::path dir = temp_dir();
+  const fs::path pid_file = dir / "grandchild";
+  const pid_t helper = ::fork();
+  ASSERT_GE(helper, 0);
+  if (helper == 0) {
+    run_process({"sh", "-c", "sleep 60 & echo $! > '" + pid_file.string() + ".tmp'; mv '" + pid_file.string() +
+                                 ".tmp' '" + pid_file.string() + "'; wait"});
+    ::_exit(0);
+  }
+  pid_t grandchild = 0;
+  for (int i = 0; i < 1000 && !fs::exists(pid_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::ifstream(pid_file) >> grandchild;
+  ::kill(helper, SIGKILL);
+  int status = 0;
+  ::waitpid(helper, &status, 0);
+  ASSERT_GT(grandchild, 0) << "the helper's child tree did not start";
+  const auto killed = std::chrono::steady_clock::now();
+  while (alive(grandchild) && std::chrono::steady_clock::now() - killed < std::chrono::seconds(2))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const bool survived = alive(grandchild);
+  if (survived) ::kill(grandchild, SIGKILL);
+  EXPECT_FALSE(survived) << "sleep " << grandchild << " outlived the killed process that started it by 2 s";
   fs::remove_all(dir);
 }
 

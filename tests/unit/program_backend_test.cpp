@@ -30,13 +30,14 @@ class CompilerLauncher : public ::testing::Test {
     if (!HasFailure()) fs::remove_all(dir_);
   }
 
-  Prepared prepare(const nlohmann::json& launcher) const {
-    const nlohmann::json j = {{"name", "k"},
+  Prepared prepare(const nlohmann::json& launcher, double compile_timeout_s = 0) const {
+    nlohmann::json j = {{"name", "k"},
                               {"backend", "host"},
                               {"template", "k.hpp.in"},
                               {"benchmark", "k_bench.cpp"},
                               {"parameters", {{{"name", "X"}, {"values", {2}}}}},
                               {"compiler", {{"flags", {"-O0"}}, {"launcher", launcher}}}};
+    if (compile_timeout_s > 0) j["compiler"]["timeout_s"] = compile_timeout_s;
     const Spec s = parse_spec(j, dir_ / "spec.json");
     auto backend = make_host_backend(s);
     return backend->prepare(s.defaults);
@@ -62,6 +63,19 @@ TEST_F(CompilerLauncher, ALauncherThatCannotStartIsACompileErrorNamingIt) {
   ASSERT_TRUE(p.failure);
   EXPECT_EQ(p.failure->status, Status::compile_error);
   EXPECT_NE(p.failure->message.find("no-such-launcher"), std::string::npos) << p.failure->message;
+}
+
+// A compile over compiler.timeout_s is a timeout of the compile stage (issue 23: it was documented
+// as a compile error and recorded like a run's time-out), killed with its process group.
+TEST_F(CompilerLauncher, ACompileOverItsTimeLimitIsATimeoutOfTheCompileStage) {
+  std::ofstream(dir_ / "slow.sh") << "#!/bin/sh\nsleep 30\nexec \"$@\"\n";
+  ::chmod((dir_ / "slow.sh").c_str(), 0755);
+  const Prepared p = prepare({(dir_ / "slow.sh").string()}, 0.5);
+  ASSERT_TRUE(p.failure);
+  EXPECT_EQ(p.failure->status, Status::timeout) << p.failure->message;
+  EXPECT_EQ(p.failure->extra.value("timeout_stage", ""), "compile") << p.failure->extra.dump();
+  EXPECT_EQ(p.failure->message.rfind("the compiler exceeded its time limit of 0.5 s", 0), 0u) << p.failure->message;
+  EXPECT_LT(p.stage_ms.at("compile"), 10000);
 }
 
 }  // namespace

@@ -211,6 +211,58 @@ TEST(PtxasResourceError, InsufficientRegisters) {
   EXPECT_EQ(e->limit, 24);
 }
 
+// ptxas's register allocator giving up (issue 23): a register resource_limit, not a compile error.
+// The text as ptxas 12 printed it for a Triton kernel on sm_100a (triton-lang/triton#8488); ptxas
+// 13.0's binary holds the same format ("Register allocation failed with register count of '%d'.
+// Compile the program with a higher register target").
+TEST(PtxasResourceError, RegisterAllocationFailed) {
+  const std::string output =
+      "ptxas info    : (C7516) Potential Performance Loss: wgmma.mma_async instructions are serialized due to ill "
+      "formed pipeline stage in the function '_Z4gemmPf'\n"
+      "ptxas fatal   : (C7600) Register allocation failed with register count of '255'. Compile the program "
+      "with a higher register target\n"
+      "ptxas fatal   : Ptx assembly aborted due to errors\n";
+  const auto e = find_ptxas_resource_error(output);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->what, Resource::registers);
+  EXPECT_EQ(e->limit, 255);
+  EXPECT_EQ(e->used, 0);
+  EXPECT_EQ(e->kernel, "");
+  EXPECT_EQ(e->message.rfind("ptxas fatal   : (C7600) Register allocation failed", 0), 0u) << e->message;
+}
+
+// The advisories of a compile that succeeds (real nvcc 13.0 output, advisories.cu), kept verbatim
+// and in order; the resource report's info lines are not warnings.
+TEST(PtxasWarnings, PerformanceAdvisoriesOfARealCompile) {
+  const auto warnings = find_ptxas_warnings(read_capture("sm_90a_advisories.txt"));
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_EQ(warnings[0].rfind("ptxas info    : (C7519) warpgroup.arrive is injected", 0), 0u) << warnings[0];
+  EXPECT_EQ(warnings[1].rfind("ptxas info    : (C7517) warpgroup.wait is injected", 0), 0u) << warnings[1];
+  EXPECT_EQ(warnings[2],
+            "ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+            "insufficient register resources for the wgmma pipeline in the function '_Z16wgmma_serializedPfyj'");
+  // The report itself still parses.
+  const auto kernels = parse_ptxas_report(read_capture("sm_90a_advisories.txt"));
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].registers, 34);
+}
+
+TEST(PtxasWarnings, WarningLinesAreKeptOnceAndTheReportIsNot) {
+  // Real ptxas 13.0 lines (.maxnreg over the limit on sm_90a), the last two glued as stdout and
+  // stderr may be.
+  const std::string output =
+      "ptxas warning : Too many maxnreg specified for entry maxn, will be ignored\n"
+      "ptxas info    : (C7507) Potential Performance Loss: 'setmaxnreg' ignored to maintain minimum register "
+      "requirements.\nptxas info    : Used 154 registers, used 0 barriers\n"
+      "ptxas warning : Too many maxnreg specified for entry maxn, will be ignored"
+      "ptxas info    : Compile time = 148.545 ms\n";
+  const auto warnings = find_ptxas_warnings(output);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0], "ptxas warning : Too many maxnreg specified for entry maxn, will be ignored");
+  EXPECT_EQ(warnings[1].rfind("ptxas info    : (C7507) Potential Performance Loss", 0), 0u) << warnings[1];
+  EXPECT_TRUE(find_ptxas_warnings(read_capture("sm_90.txt")).empty());
+}
+
 TEST(PtxasResourceError, LaunchOutOfResourcesFromTheRuntime) {
   const auto e = find_ptxas_resource_error(
       "launching gemm: cudaErrorLaunchOutOfResources: too many resources requested for launch\n");

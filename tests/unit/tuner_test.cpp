@@ -100,6 +100,16 @@ class FailingBackend : public FakeBackend {
   std::function<Outcome(const Config&)> fail_;
 };
 
+// The compiler's warnings of every configuration with Y == 1, whether it then fails (X == 0) or not.
+class WarningBackend : public FakeBackend {
+ public:
+  Prepared prepare(const Config& c) override {
+    Prepared p = FakeBackend::prepare(c);
+    if (c[1] == 1) p.ptxas_warnings = {"ptxas info    : (C7511) Potential Performance Loss: X=" + std::to_string(c[0])};
+    return p;
+  }
+};
+
 std::unique_ptr<Strategy> random_strategy(const Space& s, std::uint64_t seed = 1) {
   StrategyOptions o;
   o.seed = seed;
@@ -148,6 +158,29 @@ TEST(Tuner, BaselineFirstBudgetExactNoRepeats) {
   for (const auto& o : r.outcomes) failures += o.status == Status::compile_error;
   EXPECT_EQ(r.counts.at("ok"), 30 - failures);
   EXPECT_EQ(backend.measured().size(), 30 - failures);  // failures decided in prepare are not measured
+}
+
+// The compile's ptxas warnings go into the outcome record as extra.ptxas_warnings, for successes
+// and failures alike; an outcome without warnings has no such field.
+TEST(Tuner, PtxasWarningsAreKeptInTheOutcome) {
+  const Space s = space();
+  WarningBackend backend;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, options(85), nullptr);
+  std::size_t ok_with = 0, failed_with = 0;
+  for (const auto& o : r.outcomes) {
+    const nlohmann::json record = to_json(o, s);
+    if (o.config[1] != 1) {
+      EXPECT_FALSE(record.contains("extra") && record["extra"].contains("ptxas_warnings")) << record.dump();
+      continue;
+    }
+    ASSERT_TRUE(record.contains("extra") && record["extra"].contains("ptxas_warnings")) << record.dump();
+    EXPECT_EQ(record["extra"]["ptxas_warnings"],
+              nlohmann::json::array({"ptxas info    : (C7511) Potential Performance Loss: X=" + std::to_string(o.config[0])}));
+    (o.status == Status::compile_error ? failed_with : ok_with) += 1;
+  }
+  EXPECT_EQ(ok_with, 9u);  // X = 1..9 with Y = 1 (X + Y <= 14)
+  EXPECT_EQ(failed_with, 1u);
 }
 
 // The streaming pipeline with 4 compile workers: exactly the budget is compiled (no proposal beyond

@@ -32,6 +32,9 @@ struct Prepared {
   std::filesystem::path executable;  // backend-specific artifact (benchmark executable, cubin)
   std::filesystem::path directory;   // the evaluation's working directory
   std::vector<KernelResources> resources;
+  /// The compiler's warnings and performance advisories, verbatim (cuda: find_ptxas_warnings in
+  /// ptxas.hpp); the outcome keeps them as extra.ptxas_warnings, whatever its status.
+  std::vector<std::string> ptxas_warnings;
   std::map<std::string, double> stage_ms;
   /// The artifact came from the compile cache (kernel_unit.hpp): the outcome says so
   /// (extra.compile_cache "hit"), and stage_ms "compile" is the lookup's time.

@@ -304,8 +304,10 @@ Command register_tune_command(CLI::App& app) {
       "file: the message names the file, the line and the `mv` command that moves it aside); 2 no\n"
       "configuration compiled, ran and verified, or the setup is broken; 3 no CUDA GPU for a cuda tuning, or\n"
       "(--cached) no successful result stored for the key.\n"
-      "Each evaluation's status and what produces it, the results record's fields, how a tuning ends (budget,\n"
-      "time limit, space exhausted) and the header's comment: docs/outcomes.md.");
+      "Every evaluation ends in one status: ok, slow, compile_error, resource_limit, launch_error, crash,\n"
+      "wrong_result or timeout (a compile over compiler.timeout_s: extra.timeout_stage \"compile\"; a run over\n"
+      "its time limit: \"run\"). What produces each status, the results record's fields, how a tuning ends\n"
+      "(budget, time limit, space exhausted) and the header's comment: docs/outcomes.md.");
   sub->add_option("--spec", a->spec, "tuning spec (JSON; format in tuner/src/spec.hpp and docs/)")->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--header", a->header, "header to write (default <work_dir>/<name>.hpp); rewritten only when its content changes");

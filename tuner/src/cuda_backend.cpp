@@ -150,6 +150,7 @@ class CudaBackend final : public ProgramBackend {
                                         Prepared& prepared) const override {
     const std::string output = compile.err + "\n" + compile.out;
     prepared.resources = parse_ptxas_report(output);  // the kernels ptxas got through
+    prepared.ptxas_warnings = find_ptxas_warnings(output);
     // The harness's own kernels (Benchmark::gather, Benchmark::nonfinite: namespace
     // adaexplore::detail) and the template's exported values (ADAEXPLORE_EXPORT: one-thread
     // kernels adaexplore_export_<name>) are not the tuned kernel's: not in its figures, not

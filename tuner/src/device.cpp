@@ -1,5 +1,7 @@
 #include "device.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <map>
 
@@ -65,6 +67,21 @@ std::optional<DeviceLimits> limits_for_compute_capability(const std::string& cc_
   return l;
 }
 
+std::string no_device_reason(const std::string& cuda_error, const std::optional<std::string>& driver_load_error) {
+  if (!driver_load_error) return cuda_error;
+  return "no NVIDIA driver or GPU (libcuda.so.1 cannot be loaded: " + *driver_load_error + "). CUDA runtime: " +
+         cuda_error;
+}
+
+std::optional<std::string> driver_load_error() {
+  if (void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    ::dlclose(driver);
+    return std::nullopt;
+  }
+  const char* error = ::dlerror();
+  return std::string(error ? error : "dlopen failed");
+}
+
 DeviceInfo query_device(int index) {
   DeviceInfo info;
   info.index = index;
@@ -72,7 +89,9 @@ DeviceInfo query_device(int index) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    info.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+    info.reason = no_device_reason(
+        std::string("cudaGetDeviceCount: ") + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")",
+        driver_load_error());
     return info;
   }
   if (index < 0 || index >= count) {

@@ -24,7 +24,7 @@ struct DeviceLimits {
 
 struct DeviceInfo {
   bool present = false;
-  std::string reason;  // when !present: why (the CUDA runtime's error name and text)
+  std::string reason;  // when !present: why (the CUDA runtime's error name and text; see no_device_reason)
   int index = 0;
   std::string name;
   int cc_major = 0, cc_minor = 0;
@@ -47,6 +47,20 @@ struct DeviceInfo {
 /// Queries device `index` through the CUDA runtime. When the tuner was built without the CUDA
 /// runtime, or there is no driver or no device, returns present = false with the reason.
 DeviceInfo query_device(int index = 0);
+
+/// Why there is no GPU, from the CUDA runtime's error (`cuda_error`, "cudaGetDeviceCount:
+/// cudaErrorInsufficientDriver (...)") and, when the NVIDIA driver's library cannot be loaded,
+/// the loader's error (`driver_load_error`): without a driver the runtime still says "driver
+/// version is insufficient", so the reason then says first that there is no driver, e.g.
+///   no NVIDIA driver or GPU (libcuda.so.1 cannot be loaded: libcuda.so.1: cannot open shared
+///   object file: No such file or directory). CUDA runtime: cudaGetDeviceCount:
+///   cudaErrorInsufficientDriver (CUDA driver version is insufficient for CUDA runtime version)
+/// and `cuda_error` alone when the driver loads (nullopt).
+std::string no_device_reason(const std::string& cuda_error, const std::optional<std::string>& driver_load_error);
+
+/// Why the NVIDIA driver's user-space library (libcuda.so.1) cannot be loaded (dlerror's text),
+/// or nullopt when it loads.
+std::optional<std::string> driver_load_error();
 
 /// Limits of a compute capability ("90", "9.0", "sm_90") from the CUDA programming guide's
 /// table; std::nullopt for an unknown one.

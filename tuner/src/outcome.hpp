@@ -23,7 +23,8 @@ enum class Status {
   launch_error,    ///< the kernel launch returned an error (invalid configuration, resources)
   crash,           ///< illegal address, sticky CUDA error, or the benchmark died of a signal
   wrong_result,    ///< verification against the reference failed (tolerance, NaN/Inf, unwritten)
-  timeout,         ///< compile or run exceeded its time limit and was killed
+  timeout,         ///< compile or run exceeded its time limit and was killed; extra.timeout_stage
+                   ///< says which: "compile" (compiler.timeout_s; the compile or the link) or "run"
   invalid,         ///< violates a constraint or is absent from a recorded space (replay)
 };
 

@@ -10,9 +10,19 @@
 #include <sstream>
 #include <thread>
 
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <stdexcept>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 
 #include "outcome.hpp"
 
@@ -29,7 +39,88 @@ std::filesystem::path temp_path(const char* stem) {
          ("adaexplore-" + std::string(stem) + "-" + std::to_string(rng()) + ".log");
 }
 
+// The watchdog (process.hpp). Its socket's tuner end and the pid of the process that started it:
+// a process forked from the tuner (no exec) has the same values and starts its own.
+std::mutex watchdog_mutex;
+std::atomic<int> watchdog_socket{-1};
+std::atomic<pid_t> watchdog_owner{0};
+
+// The groups the watchdog kills; static storage, filled by the watchdog alone (no allocation
+// after the fork). More groups at once than this are not watched (a tuning has a few).
+constexpr int kMaxWatched = 4096;
+std::int32_t watched[kMaxWatched];
+
+// The watchdog's life, async-signal-safe calls only (it is forked from a multi-threaded process):
+// records of one std::int32_t, +pgid to watch, -pgid to forget; at the end of file (the tuner
+// and every process holding its end are gone) or an error, SIGKILL to every group still watched.
+[[noreturn]] void watchdog_main(int socket_fd) {
+  ::setpgid(0, 0);  // out of the tuner's group: Ctrl-C or a kill of that group leaves it running
+  const int null = ::open("/dev/null", O_RDWR);
+  for (int fd = 0; fd < 3; ++fd)
+    if (null >= 0) ::dup2(null, fd);
+  if (::dup2(socket_fd, 3) < 0) ::_exit(1);
+  if (::syscall(SYS_close_range, 4u, ~0u, 0u) != 0) {  // every other file of the tuner (locks, pipes)
+    const long max_fd = ::sysconf(_SC_OPEN_MAX);
+    for (long fd = 4; fd < (max_fd > 0 ? max_fd : 1024); ++fd) ::close(static_cast<int>(fd));
+  }
+  int count = 0;
+  for (;;) {
+    std::int32_t record = 0;
+    const ssize_t n = ::recv(3, &record, sizeof record, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n != static_cast<ssize_t>(sizeof record)) break;
+    if (record > 0) {
+      if (count < kMaxWatched) watched[count++] = record;
+    } else {
+      for (int i = 0; i < count; ++i)
+        if (watched[i] == -record) {
+          watched[i] = watched[--count];
+          break;
+        }
+    }
+  }
+  for (int i = 0; i < count; ++i) ::kill(-watched[i], SIGKILL);
+  ::_exit(0);
+}
+
+// To the watchdog of process `owner` (this one, or the parent of a child between fork and exec).
+void send_record(std::int32_t record, pid_t owner) noexcept {
+  const int fd = watchdog_socket.load();
+  if (fd >= 0 && watchdog_owner.load() == owner) (void)::send(fd, &record, sizeof record, MSG_NOSIGNAL);
+}
+
 }  // namespace
+
+void start_watchdog() {
+  std::lock_guard<std::mutex> lock(watchdog_mutex);
+  if (watchdog_socket.load() >= 0 && watchdog_owner.load() == ::getpid()) return;
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0)
+    throw std::runtime_error(std::string("cannot create the socket of the child-process watchdog: ") +
+                             std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(sockets[0]);
+    ::close(sockets[1]);
+    throw std::runtime_error(std::string("cannot start the child-process watchdog: fork: ") + std::strerror(error));
+  }
+  if (pid == 0) {
+    ::close(sockets[0]);
+    watchdog_main(sockets[1]);
+  }
+  ::close(sockets[1]);
+  // The inherited socket of a watchdog of the process this one was forked from stays open: it is
+  // that watchdog's to end, with that process.
+  watchdog_socket = sockets[0];
+  watchdog_owner = ::getpid();
+}
+
+void watch_own_group() noexcept { send_record(static_cast<std::int32_t>(::getpid()), ::getppid()); }
+
+void unwatch_group(int pgid) noexcept {
+  if (pgid > 0) send_record(-static_cast<std::int32_t>(pgid), ::getpid());
+}
 
 std::string read_captured(const std::filesystem::path& p, std::size_t limit) {
   std::ifstream in(p, std::ios::binary);
@@ -88,16 +179,18 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   for (const auto& [k, v] : options.environment) env[k] = v;
   const auto start = std::chrono::steady_clock::now();
   try {
+    start_watchdog();
     bp::group group;
     std::error_code ec;
     bp::child child(exe.string(), bp::args(args), bp::std_out > out_path.string(), bp::std_err > err_path.string(),
                     bp::std_in < bp::null, bp::start_dir(options.working_directory.empty()
                                                              ? std::filesystem::current_path().string()
                                                              : options.working_directory.string()),
-                    env, group, ec);
+                    env, group, bp::extend::on_exec_setup = [](auto&) { watch_own_group(); }, ec);
     if (ec) {
       r.failed_to_start = true;
       r.error = exe.string() + ": " + ec.message();
+      unwatch_group(child.id());  // a child that registered and then failed to exec
     } else {
       // Poll rather than wait_for: portable across Boost versions and exact enough (1 ms).
       while (child.running(ec)) {
@@ -118,6 +211,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
       }
       // Children the program left behind (a compiler's subprocesses) go with it.
       group.terminate(ec);
+      unwatch_group(child.id());
     }
   } catch (const std::exception& e) {
     r.failed_to_start = true;

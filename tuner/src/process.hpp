@@ -1,5 +1,15 @@
 // Running a program: argv (never a shell), time limit, stdout/stderr captured to files, the
 // whole process group killed on time-out. Built on Boost.Process.
+//
+// Every program started here (and the runner, runner.cpp) leads a process group of its own that
+// is tied to the tuner's lifetime: a watchdog process, forked once per tuner process, kills
+// (SIGKILL) the groups still registered with it when the tuner dies, however it dies (SIGKILL,
+// Ctrl-C, a crash), so no compiler (nvcc and its cicc, ptxas, gcc) or runner outlives it. The
+// child registers its group itself between fork and exec (watch_own_group, a Boost.Process
+// on_exec_setup hook), over a SOCK_SEQPACKET socket the watchdog reads: the group is known to it
+// before the program runs. The watchdog sees the tuner's end as the socket's end of file (the
+// socket is close-on-exec, so only the tuner holds it), leaves the tuner's process group (Ctrl-C
+// and a group kill do not take it along) and holds no other file of the tuner.
 #pragma once
 
 #include <filesystem>
@@ -43,6 +53,17 @@ std::string read_captured(const std::filesystem::path& path, std::size_t limit =
 
 /// Runs argv[0] (looked up in PATH when it has no '/') with arguments argv[1...].
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+/// Starts this process's watchdog (above) unless it runs already; call before starting a child
+/// that calls watch_own_group(). After a fork, the new process starts its own. Throws
+/// std::runtime_error when the socket or the fork fails.
+void start_watchdog();
+/// In a child between fork and exec (async-signal-safe): registers the process group the child
+/// leads (its pid: the child must lead a new group, as a fresh boost::process::group makes it)
+/// with the watchdog started by its parent. Nothing when there is none.
+void watch_own_group() noexcept;
+/// In the parent, once the group `pgid` has ended (or was terminated): the watchdog forgets it.
+void unwatch_group(int pgid) noexcept;
 
 /// Resolves a program name through PATH; empty when not found.
 std::filesystem::path find_program(const std::string& name);

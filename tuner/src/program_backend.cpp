@@ -595,12 +595,14 @@ void ProgramBackend::compile(Prepared& prepared, const ProcessOptions& options, 
 
 std::optional<Outcome> ProgramBackend::compile_verdict(const ProcessResult& compile,
                                                        Prepared& prepared) const {
-  if (compile.timed_out)
-    return process_failure(Status::timeout,
-                           "the compiler exceeded its time limit of " +
-                               seconds(spec_.compiler.timeout_s) +
-                               " and was killed with its process group",
-                           compile);
+  if (compile.timed_out) {
+    Outcome o = process_failure(Status::timeout,
+                                "the compiler exceeded its time limit of " + seconds(spec_.compiler.timeout_s) +
+                                    " and was killed with its process group",
+                                compile);
+    o.extra["timeout_stage"] = "compile";
+    return o;
+  }
   if (compile.failed_to_start)
     return process_failure(Status::compile_error,
                            "the compiler could not be started: " + compile.error, compile);

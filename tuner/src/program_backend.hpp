@@ -65,7 +65,8 @@ std::filesystem::path harness_dir(const Spec& spec);
 
 class ProgramBackend : public Backend {
  public:
-  /// Renders and compiles; a compiler time-out is timeout, a rejection compile_error (or what
+  /// Renders and compiles; a compiler time-out is timeout (extra.timeout_stage "compile"), a
+  /// rejection compile_error (or what
   /// review_compile() decides). A configuration check_statically() rejects is not compiled. Thread-safe: every configuration has its own folder.
   Prepared prepare(const Config& config) final;
   /// Runs the benchmark (spec run args, time limit), classifies the run (program_outcome.hpp),

@@ -230,12 +230,14 @@ std::string signal_name(int signal) {
 
 Outcome benchmark_outcome(const ProcessResult& run, const std::filesystem::path& record_file,
                           double time_limit_s) {
-  if (run.timed_out)
-    return process_failure(Status::timeout,
-                           "the benchmark exceeded its run time limit of " +
-                               seconds_text(time_limit_s * 1000) +
-                               " and was killed with its process group",
-                           run);
+  if (run.timed_out) {
+    Outcome o = process_failure(Status::timeout,
+                                "the benchmark exceeded its run time limit of " + seconds_text(time_limit_s * 1000) +
+                                    " and was killed with its process group",
+                                run);
+    o.extra["timeout_stage"] = "run";
+    return o;
+  }
   std::error_code ec;
   if (!std::filesystem::exists(record_file, ec)) return missing_record_outcome(run, record_file);
   try {

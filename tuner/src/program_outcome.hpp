@@ -23,7 +23,7 @@ std::string first_error_line(const std::string& compiler_output);
 std::string signal_name(int signal);
 
 /// Classifies a finished benchmark run that was told to write its record to `record_file`:
-///   time-out (after `time_limit_s`) -> timeout; a valid record -> its status, objective =
+///   time-out (after `time_limit_s`) -> timeout, extra.timeout_stage "run"; a valid record -> its status, objective =
 ///   time_ms.median, timing, extra = figures + verification + warmup_runs + kernels (the driver's
 ///   view, harness.cuh check_launch) + suspicious (the harness's sanity gates that fired: an
 ///   outcome with any keeps its status but never wins, see best_of) + clocks (NVML), stage_ms +=

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <memory>
+#include <regex>
 
 namespace adaexplore {
 namespace {
@@ -171,6 +172,13 @@ std::optional<PtxasResourceError> insufficient_registers(const std::string& line
                             number_after(line, "Insufficient registers (").value_or(0), ""};
 }
 
+// "(C7600) Register allocation failed with register count of '255'. Compile the program with a
+// higher register target" (ptxas fatal): names no kernel; the count is the target it failed at.
+std::optional<PtxasResourceError> register_allocation_failed(const std::string& line) {
+  if (!contains(line, "Register allocation failed")) return std::nullopt;
+  return PtxasResourceError{"", Resource::registers, 0, number_after(line, "register count of '").value_or(0), ""};
+}
+
 // cudaErrorLaunchOutOfResources as cudaGetErrorString words it; names no kernel, no figure.
 std::optional<PtxasResourceError> launch_out_of_resources(const std::string& line) {
   std::string lower = line;
@@ -225,7 +233,7 @@ std::vector<KernelResources> parse_ptxas_report(const std::string& compiler_outp
 std::optional<PtxasResourceError> find_ptxas_resource_error(const std::string& output) {
   using Recogniser = std::optional<PtxasResourceError> (*)(const std::string&);
   static constexpr Recogniser kRecognisers[] = {too_much_data, parameter_overflow, insufficient_registers,
-                                                launch_out_of_resources};
+                                                register_allocation_failed, launch_out_of_resources};
   for (const std::string& line : split_lines(output)) {
     for (Recogniser recognise : kRecognisers) {
       if (auto error = recognise(line)) {
@@ -235,6 +243,20 @@ std::optional<PtxasResourceError> find_ptxas_resource_error(const std::string& o
     }
   }
   return std::nullopt;
+}
+
+std::vector<std::string> find_ptxas_warnings(const std::string& output) {
+  // "ptxas warning : ..." and "ptxas info    : (C7511) ...": a marker, padding, ':', a C75xx code
+  static const std::regex kKept(R"(^ptxas (warning\s*:|info\s*:\s*\(C75[0-9][0-9]\)))");
+  std::vector<std::string> warnings;
+  for (const std::string& line : split_lines(output)) {
+    const std::size_t at = line.find("ptxas ");
+    if (at == std::string::npos) continue;
+    std::string kept = line.substr(at);
+    if (std::regex_search(kept, kKept) && std::find(warnings.begin(), warnings.end(), kept) == warnings.end())
+      warnings.push_back(std::move(kept));
+  }
+  return warnings;
 }
 
 }  // namespace adaexplore

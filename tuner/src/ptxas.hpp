@@ -64,8 +64,21 @@ struct PtxasResourceError {
 ///     allowed) in function K
 ///   Insufficient registers (N) to compile instruction at line L in function K. Try to compile
 ///     with register target of M or higher.   (used = M, limit = N)
+///   ptxas fatal : (C7600) Register allocation failed with register count of '255'. Compile the
+///     program with a higher register target   (registers; limit = 255, used 0, no kernel named)
 ///   too many resources requested for launch   (cudaErrorLaunchOutOfResources; no figures)
 /// Other compile errors (syntax, types) are not resource errors: std::nullopt.
 std::optional<PtxasResourceError> find_ptxas_resource_error(const std::string& output);
+
+/// The warnings and performance advisories in `output` that do not stop the compile, verbatim
+/// from "ptxas" on, in order, each once: every "ptxas warning" line ("ptxas warning : Registers
+/// are spilled to local memory in function 'K', 8 bytes spill stores, 8 bytes spill loads") and
+/// every "ptxas info" line with a C75xx code, which ptxas 12 and 13 print as info:
+///   ptxas info    : (C7511) Potential Performance Loss: wgmma.mma_async instructions are serialized
+///     due to insufficient register resources for the wgmma pipeline in the function 'K'
+///   ptxas info    : (C7519) warpgroup.arrive is injected in around line 20 by compiler to allow use
+///     of registers in GMMA in function 'K'
+/// Other "ptxas info" lines (the resource report) and errors are not in it.
+std::vector<std::string> find_ptxas_warnings(const std::string& output);
 
 }  // namespace adaexplore

@@ -8,6 +8,14 @@
 //             "origin": {"host", "pid"},                    (who measured it)
 //             "merged_from": {"path", "host", "merged"}     (only in a record copied by `merge`)}
 //
+// The outcome record's "extra" (outcome.cpp to_json) holds what the backend and the benchmark
+// add (the benchmark's figures: program_outcome.hpp benchmark_outcome); among them
+//   "ptxas_warnings": ["ptxas info    : (C7511) Potential Performance Loss: ...", ...]   cuda: the
+//       compile's ptxas warnings and C75xx performance advisories, verbatim (ptxas.hpp
+//       find_ptxas_warnings), whatever the status; absent when there were none
+//   "timeout_stage": "compile" | "run"   a timeout's: the compile (or link) over compiler.timeout_s,
+//       or the benchmark run over its run time limit
+//
 // The key hashes everything that makes earlier results valid for this tuning (spec, template and
 // benchmark content, compiler, device). A reader given another key refuses the file (both keys
 // quoted) unless asked to start over; a half-written last line (a killed tuning) is dropped with

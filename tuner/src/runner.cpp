@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <nlohmann/json.hpp>
 
 #include "outcome.hpp"
+#include "process.hpp"
 
 namespace adaexplore {
 namespace bp = boost::process;
@@ -79,10 +81,13 @@ struct Runner::Impl {
     std::vector<std::string> args(command.begin() + 1, command.end());
     bp::environment env = boost::this_process::environment();
     for (const auto& [k, v] : environment) env[k] = v;
+    start_watchdog();  // the runner's group dies with the tuner (process.hpp)
     child = std::make_unique<bp::child>(command.front(), bp::args(args), bp::std_in<*to_runner,
                                         bp::std_out> * from_runner,
-                                        bp::std_err > log_file.string(), env, *group, ec);
+                                        bp::std_err > log_file.string(), env, *group,
+                                        bp::extend::on_exec_setup = [](auto&) { watch_own_group(); }, ec);
     if (ec) {
+      unwatch_group(child->id());
       child.reset();
       throw std::runtime_error("cannot start the benchmark runner " + command.front() + ": " + ec.message());
     }
@@ -106,6 +111,7 @@ struct Runner::Impl {
   }
 
   void forget() {
+    if (child) unwatch_group(child->id());
     child.reset();
     group.reset();
     to_runner.reset();

@@ -30,7 +30,9 @@
 //   min(timeout_s, max(timeout_floor_s, timeout_factor x the defaults' run wall time))
 // (the wall time of the whole benchmark process: start, warm-up, measurement, verification).
 // timeout_factor 0 keeps the cap alone; otherwise it must be >= 1. A run over its limit is killed
-// and recorded as `timeout`, its message saying the limit and how it was derived.
+// and recorded as `timeout` with extra.timeout_stage "run", its message saying the limit and how
+// it was derived. A compile (or link) over compiler.timeout_s is killed and recorded as `timeout`
+// with extra.timeout_stage "compile".
 //
 // compiler.launcher (optional, default none): a program and its arguments put in front of every
 // compile command (launcher... path flags... benchmark -o executable), as CMake's
@@ -98,7 +100,7 @@ struct CompilerSpec {
   std::string arch;  // cuda: "sm_90" or "90"; empty: from the detected GPU
   std::vector<std::string> include_dirs;
   std::vector<std::string> definitions;
-  double timeout_s = 120;
+  double timeout_s = 120;             // per compile (and link); over it: timeout, timeout_stage "compile"
   std::vector<std::string> launcher;  // compiler.launcher: prepended to the compile command; empty: none
   std::string unit = "auto";          // compiler.unit: "auto", "kernel" or "program" (see above)
 };

@@ -36,6 +36,10 @@ Outcome evaluate_prepared(Backend& backend, Prepared prepared, const Space& spac
     if (!o.extra.is_object()) o.extra = nlohmann::json::object();
     o.extra["compile_cache"] = "hit";
   }
+  if (!prepared.ptxas_warnings.empty()) {
+    if (!o.extra.is_object()) o.extra = nlohmann::json::object();
+    o.extra["ptxas_warnings"] = prepared.ptxas_warnings;
+  }
   if (!is_success(o.status)) o.objective.reset();
   return o;
 }

@@ -4,6 +4,7 @@
 #   sm_XX_too_much_shared.txt     + tile_transpose<120>: 58080 bytes of static shared memory
 #   sm_90_parameter_overflow.txt  + huge_parameter: 36008 bytes of kernel parameters (front end)
 #   sm_90_constant_overflow.txt   + read_table: 80000 bytes of __constant__ data
+#   sm_90a_advisories.txt         advisories.cu (exit 0): ptxas's C75xx performance advisories
 # Each file is nvcc's stdout and stderr together, verbatim (the compile times in it vary from run
 # to run; nothing else should). Usage: regenerate.sh [path/to/nvcc]   (default: $NVCC, else nvcc
 # from /usr/local/cuda/bin or PATH). The tests read the committed files; no GPU is needed.
@@ -39,3 +40,6 @@ for arch in sm_80 sm_90; do
 done
 capture sm_90_parameter_overflow.txt 1 sm_90 -DADAEXPLORE_PARAMETER_OVERFLOW
 capture sm_90_constant_overflow.txt 1 sm_90 -DADAEXPLORE_CONSTANT_OVERFLOW
+(cd "$here" && "$nvcc" -arch=sm_90a -cubin -Xptxas -v advisories.cu -o "$scratch/advisories.cubin") \
+  >"$here/sm_90a_advisories.txt" 2>&1
+echo "sm_90a_advisories.txt: nvcc exit status 0"
