@@ -19,7 +19,8 @@
 #   (carry .whl; installed into /tmp/site). THROUGHPUT_BUDGET (100 evaluations each),
 #   THROUGHPUT_TIME_LIMIT (150 s each, no new evaluation after). At most about 8 minutes on an H200,
 #   the build included: run it alone in one device call. With --before: AdaExplore also tunes with
-#   compiler.unit "program" (the whole benchmark per configuration), first.
+#   compiler.unit "program" (the whole benchmark per configuration), first; THROUGHPUT_BEFORE=0
+#   leaves that out.
 #   Results, logs and summary.md under $OUT/logs/throughput/; the table also goes to the summary.
 #   repeat: the same space tuned twice: the vector_add example's 180 configurations with
 #   --n 16777216 (64 MiB per array, above the L2), exhaustively (budget 180) into two fresh results
@@ -272,7 +273,7 @@ if [ $run_throughput = 1 ]; then
   step throughput-configure cmake -S examples/gemm -B build-throughput "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
   step throughput env PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 python3 bench/throughput.py run \
     --spec build-throughput/_adaexplore/kernels/gemm/spec.json --tuner "$tuner" --out "$tdir" \
-    --budget "${THROUGHPUT_BUDGET:-100}" --time-limit "${THROUGHPUT_TIME_LIMIT:-150}" --before
+    --budget "${THROUGHPUT_BUDGET:-100}" --time-limit "${THROUGHPUT_TIME_LIMIT:-150}" $([ "${THROUGHPUT_BEFORE:-1}" = 1 ] && echo --before)
   [ -f "$tdir/summary.md" ] && cat "$tdir/summary.md" >>"$OUT/logs/summary.txt"
 fi
 if [ $run_evaluator = 1 ]; then
