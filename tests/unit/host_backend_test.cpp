@@ -495,6 +495,94 @@ TEST_P(HostBackendTest, TuneCommandWritesResultsAndHeader) {
   EXPECT_NE(statuses.find("wrong_result"), std::string::npos) << statuses;
 }
 
+// `tune` with spec.json in dir_ in process: its exit code and standard error.
+std::pair<int, std::string> tune_in_process(const fs::path& dir, std::vector<std::string> extra = {}) {
+  CLI::App app;
+  register_commands(app);
+  std::vector<std::string> args = {"tune", "--spec", (dir / "spec.json").string(), "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  app.parse(args);
+  testing::internal::CaptureStderr();
+  const int rc = run_selected_command(app);
+  return {rc, testing::internal::GetCapturedStderr()};
+}
+
+// Issue 23 item 4: a setup where nothing compiles (here a launcher that fails, which is not part of
+// the key) stops the tuning; once it is fixed, the next tuning of the same key measures the defaults (ok, its run limit derived from them) instead of
+// resuming the broken setup's compile_error records.
+TEST_P(HostBackendTest, SetupFailuresAreNotResumedOnceTheSetupIsFixed) {
+  nlohmann::json j = spec_json();
+  j["defaults"] = {{"MODE", 0}};
+  j["budget"] = {{"evaluations", 7}};
+  j["strategy"] = "random";
+  j["compiler"]["launcher"] = {"false"};  // every compile fails the same way; not part of the key
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  const auto [rc, err] = tune_in_process(dir_);
+  ASSERT_EQ(rc, kExitTuningFailed) << err;
+  EXPECT_NE(err.find("the setup is broken"), std::string::npos) << err;
+  EXPECT_NE(err.find("not kept in the results file"), std::string::npos) << err;
+  const fs::path results = dir_ / "scale.work" / "results.jsonl";
+  const Spec sp = spec(j);
+  EXPECT_TRUE(!fs::exists(results) || read_results(results, sp.space).outcomes.empty());
+
+  j["compiler"].erase("launcher");  // fixed: the same key (budget and launcher are not in it)
+  j["budget"] = {{"evaluations", 2}};
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  const auto [rc2, err2] = tune_in_process(dir_);
+  ASSERT_EQ(rc2, kExitOk) << err2;
+  EXPECT_EQ(err2.find("moved aside"), std::string::npos) << err2;
+  EXPECT_EQ(err2.find("kept in"), std::string::npos) << err2;  // the same file, not another key's
+  const ResultsFile f = read_results(results, sp.space);
+  ASSERT_FALSE(f.outcomes.empty());
+  EXPECT_EQ(f.outcomes.front().label, "MODE=0");
+  EXPECT_EQ(f.outcomes.front().status, Status::ok) << f.outcomes.front().message;
+  const std::string header = read_file(dir_ / "scale.work" / "scale.hpp");
+  const auto defaults = header.find("// Defaults:");
+  ASSERT_NE(defaults, std::string::npos) << header;
+  const std::string line = header.substr(defaults, header.find('\n', defaults) - defaults);
+  EXPECT_NE(line.find(" ms"), std::string::npos) << line;
+  EXPECT_EQ(line.find("compile_error"), std::string::npos) << line;
+}
+
+// A results file that an earlier tuner left holding only a broken setup's identical failures is
+// set aside (kept) and the key tuned afresh: the defaults are measured.
+TEST_P(HostBackendTest, AResultsFileOfOnlySetupFailuresIsSetAside) {
+  nlohmann::json j = spec_json();
+  j["defaults"] = {{"MODE", 0}};
+  j["parameters"][0]["values"] = {0, 1, 2, 3, 4, 5, 6};
+  j["budget"] = {{"evaluations", 1}};
+  j["strategy"] = "random";
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  ASSERT_EQ(tune_in_process(dir_).first, kExitOk);  // the file and its key
+  const fs::path results = dir_ / "scale.work" / "results.jsonl";
+  const Spec sp = spec(j);
+  const RawResults raw = read_raw_results(results);
+  fs::remove(results);
+  {
+    ResultsWriter writer(results, raw.header, sp.space);
+    for (int mode = 0; mode < 6; ++mode) {  // what the tuner kept before issue 23 item 4
+      Outcome o;
+      o.config = sp.space.config_from_texts({{"MODE", std::to_string(mode)}});
+      o.label = sp.space.label(o.config);
+      o.status = Status::compile_error;
+      o.message = "scale_bench.cpp:25:3: error: 'this' is not C++\n";
+      writer.append(o);
+    }
+  }
+  const auto [rc, err] = tune_in_process(dir_);
+  ASSERT_EQ(rc, kExitOk) << err;
+  EXPECT_NE(err.find("holds only the 6 identical failures of a broken setup (compile_error)"), std::string::npos)
+      << err;
+  bool aside = false;
+  for (const auto& e : fs::directory_iterator(dir_ / "scale.work"))
+    aside = aside || e.path().filename().string().rfind("results.jsonl.setup-error-", 0) == 0;
+  EXPECT_TRUE(aside);
+  const ResultsFile f = read_results(results, sp.space);
+  ASSERT_EQ(f.outcomes.size(), 1u);
+  EXPECT_EQ(f.outcomes.front().status, Status::ok) << f.outcomes.front().message;
+}
+
 // The tuning says how many configurations it kept in flight and from which times: with 2 compile
 // workers, automatically (at most every worker plus the one measuring: 3).
 TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {

@@ -69,6 +69,21 @@ void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec
             << "; earlier results kept in " << aside.string() << "\n";
 }
 
+// A results file of this key holding nothing but the failures of a broken setup (tuner.hpp
+// setup_failures_only; written by a tuner that kept them): they are not configuration outcomes,
+// and resumed they would be the defaults' outcome and every one's. Moved aside (kept) as
+// "<file>.setup-error-<UTC time>"; the tuning starts the key afresh.
+void set_aside_setup_failures(const std::filesystem::path& path, const Spec& spec, const std::string& key) {
+  if (!std::filesystem::exists(path) || std::filesystem::file_size(path) == 0) return;
+  const ResultsFile file = read_results(path, spec.space);
+  if (file.header.key != key || !setup_failures_only(file.outcomes, TuneOptions().setup_failure_window)) return;
+  const auto aside = set_aside(path, "setup-error");
+  if (aside.empty()) return;
+  std::cerr << "[adaexplore] " << spec.name << ": " << path.string() << " holds only the " << file.outcomes.size()
+            << " identical failures of a broken setup (" << to_string(file.outcomes.front().status)
+            << "), not outcomes of the configurations; kept in " << aside.string() << ", tuning afresh\n";
+}
+
 std::string device_words(const nlohmann::json& d) {
   std::string s = d.value("name", std::string("unknown device"));
   if (d.contains("compute_capability") && d["compute_capability"].is_string())
@@ -205,6 +220,7 @@ int run_tune(const TuneArgs& a) {
   } else if (!database) {
     move_aside_if_other_key(results_path, spec, header.key, a.fresh);
   }
+  set_aside_setup_failures(results_path, spec, header.key);
   ResultsWriter writer(results_path, header, spec.space);
   const ResultsFile existing = writer.read_existing();
   print_warnings(existing.warnings);
