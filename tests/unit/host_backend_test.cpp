@@ -583,6 +583,35 @@ TEST_P(HostBackendTest, AResultsFileOfOnlySetupFailuresIsSetAside) {
   EXPECT_EQ(f.outcomes.front().status, Status::ok) << f.outcomes.front().message;
 }
 
+// Issue 23 item 5: a launch that does its work only on its first call (the checked run) times
+// nothing afterwards; every configuration was about 20 ns and one was crowned. The host harness's
+// floor flags each, and the tuning crowns none, naming the benchmark.
+TEST_P(HostBackendTest, ABenchmarkThatTimesNothingIsNotCrowned) {
+  nlohmann::json j = spec_json();
+  j["defaults"] = {{"MODE", 0}};
+  j["parameters"][0]["values"] = {0, 3};
+  j["budget"] = {{"evaluations", 2}};
+  j["strategy"] = "random";
+  j["run"]["args"] = {"--n", "1048576", "--adaexplore-measure-ms", "20", "--adaexplore-warmup-ms", "2"};
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  std::string once = kBenchmark;
+  const std::string launch = "  return bench.run([&] { scale(y.data(), x.data(), n); }";
+  ASSERT_NE(once.find(launch), std::string::npos);
+  once.replace(once.find(launch), launch.size(),
+               "  bool done = false;\n  return bench.run([&] { if (!done) scale(y.data(), x.data(), n); done = true; }");
+  write(dir_ / "scale_bench.cpp", once);
+  const auto [rc, err] = tune_in_process(dir_);
+  EXPECT_EQ(rc, kExitTuningFailed) << err;
+  EXPECT_NE(err.find("not crowning any configuration"), std::string::npos) << err;
+  EXPECT_NE(err.find("is under the host floor of"), std::string::npos) << err;
+  EXPECT_NE(err.find((dir_ / "scale_bench.cpp").string() + " may not time the kernel"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "scale.work" / "scale.hpp"));
+  // The same benchmark doing its work on every call is crowned (the gate can pass).
+  write(dir_ / "scale_bench.cpp", kBenchmark);
+  const auto [rc2, err2] = tune_in_process(dir_);
+  EXPECT_EQ(rc2, kExitOk) << err2;
+}
+
 // The tuning says how many configurations it kept in flight and from which times: with 2 compile
 // workers, automatically (at most every worker plus the one measuring: 3).
 TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {

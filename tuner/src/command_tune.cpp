@@ -84,6 +84,16 @@ void set_aside_setup_failures(const std::filesystem::path& path, const Spec& spe
             << "), not outcomes of the configurations; kept in " << aside.string() << ", tuning afresh\n";
 }
 
+// The first successful outcome the harness's sanity gates flagged (extra.suspicious, an array).
+const Outcome* first_suspicious(const std::vector<Outcome>& outcomes) {
+  for (const auto& o : outcomes) {
+    if (!is_success(o.status) || !o.objective) continue;
+    const auto it = o.extra.find("suspicious");
+    if (it != o.extra.end() && it->is_array() && !it->empty() && it->front().is_string()) return &o;
+  }
+  return nullptr;
+}
+
 std::string device_words(const nlohmann::json& d) {
   std::string s = d.value("name", std::string("unknown device"));
   if (d.contains("compute_capability") && d["compute_capability"].is_string())
@@ -270,6 +280,20 @@ int run_tune(const TuneArgs& a) {
       *options.progress << "[adaexplore] " << spec.name << ": " << pipeline_line(report, backend->parallelism()) << "\n";
   }
   if (!report.best) {
+    if (const Outcome* flagged = first_suspicious(report.outcomes)) {
+      // Successes there are, each flagged by the harness's sanity gates: nothing to crown.
+      std::size_t n = 0;
+      for (const auto& o : report.outcomes) n += is_success(o.status) && o.objective;
+      std::cerr << "adaexplore-tuner tune: " << spec.name << ": not crowning any configuration: every one of the "
+                << n << " that ran and verified has a timing the harness distrusts (extra.suspicious in "
+                << results_path.string() << "); first, " << flagged->label << ": "
+                << flagged->extra["suspicious"].front().get<std::string>() << "\n  " << spec.benchmark_path.string()
+                << " may not time the kernel: make its launch do the kernel's whole work on every call (no work "
+                   "only on the first, no result the compiler can drop) and its bytes()/flops() figures true, "
+                   "then tune again with --retune (CMake: -DADAEXPLORE_RETUNE=" << spec.name
+                << "). No header written.\n";
+      return kExitTuningFailed;
+    }
     std::cerr << "adaexplore-tuner tune: " << spec.name << ": no configuration compiled, ran and verified; "
               << "no header written. Statuses:";
     for (const auto& [s, n] : report.counts) std::cerr << " " << s << "=" << n;
