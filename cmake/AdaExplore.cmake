@@ -476,6 +476,12 @@ function(adaexplore_tune_kernel)
   _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
   _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
   _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}")
+  # The headers the template and the benchmark include (the tuner's compiler scan, part of the
+  # results' key): editing one reconfigures, and so tunes its new key.
+  if(EXISTS "${kernel_dir}/work/dependencies.txt")
+    file(STRINGS "${kernel_dir}/work/dependencies.txt" included)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${included})
+  endif()
   _adaexplore_record_kernel("${name}" "${origin}" "${header}" "${pinned}")
 
   if(arg_TARGET)

@@ -13,6 +13,7 @@
 #include "backends.hpp"
 #include "commands.hpp"
 #include "confirm.hpp"
+#include "database.hpp"
 #include "program_backend.hpp"
 #include "render.hpp"
 #include "strategy.hpp"
@@ -581,6 +582,60 @@ TEST_P(HostBackendTest, AResultsFileOfOnlySetupFailuresIsSetAside) {
   const ResultsFile f = read_results(results, sp.space);
   ASSERT_EQ(f.outcomes.size(), 1u);
   EXPECT_EQ(f.outcomes.front().status, Status::ok) << f.outcomes.front().message;
+}
+
+// Issue 23 item 2: the key covers the headers the template and the benchmark include (here a
+// kernel header beside the template, as the examples' kernels/*.cuh), found by the compiler; an
+// edit of one is another key, so its results are not reused. The toolkit's, the system's and the
+// harness's headers are not part of it.
+TEST_P(HostBackendTest, AnEditedIncludedHeaderChangesTheKey) {
+  fs::create_directories(dir_ / "kernels");
+  write(dir_ / "kernels" / "factor.hpp", "#pragma once\ninline constexpr float kFactor = 2.0f;\n");
+  std::string templ = kTemplate;
+  templ.replace(templ.find("#include <cstddef>"), 0, "#include \"kernels/factor.hpp\"\n");
+  write(dir_ / "scale.hpp.in", templ);
+  nlohmann::json j = spec_json();
+  j["parameters"][0]["values"] = {0, 3};
+  j["defaults"] = {{"MODE", 0}};
+  j["budget"] = {{"evaluations", 1}};
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  const Spec s = spec(j);
+  const auto key_of = [&] {
+    auto backend = make_host_backend(s);
+    return content_hash(key_parts(s, backend->name(), backend->device(), backend->included_headers()).dump());
+  };
+  auto backend = make_host_backend(s);
+  const nlohmann::json headers = backend->included_headers();
+  ASSERT_EQ(headers.size(), 1u) << headers.dump();  // not <cstddef>, not adaexplore/harness_host.hpp
+  EXPECT_EQ(headers[0]["name"], "factor.hpp");
+  EXPECT_EQ(read_file(dir_ / "scale.work" / "dependencies.txt"),
+            fs::weakly_canonical(dir_ / "kernels" / "factor.hpp").string() + "\n");
+  const std::string before = key_of();
+  EXPECT_EQ(key_of(), before);  // unchanged sources, the same key
+  write(dir_ / "kernels" / "factor.hpp", "#pragma once\ninline constexpr float kFactor = 2.0f;  // edited\n");
+  const std::string edited = key_of();
+  EXPECT_NE(edited, before);
+  // A header the edit starts to include is found too (the cached scan is not reused).
+  write(dir_ / "kernels" / "more.hpp", "#pragma once\n");
+  write(dir_ / "kernels" / "factor.hpp", "#pragma once\n#include \"more.hpp\"\ninline constexpr float kFactor = 2.0f;\n");
+  EXPECT_EQ(make_host_backend(s)->included_headers().size(), 2u);
+  // Another build tree (work_dir) of the same sources has the same key, although its scan comes
+  // from the compile cache entry the first tree's scan left (cmake.project.database found that).
+  nlohmann::json other = j;
+  other["work_dir"] = "other.work";
+  const Spec s2 = spec(other);
+  auto backend2 = make_host_backend(s2);
+  EXPECT_EQ(content_hash(key_parts(s2, backend2->name(), backend2->device(), backend2->included_headers()).dump()),
+            key_of());
+  EXPECT_EQ(read_file(dir_ / "other.work" / "dependencies.txt"), read_file(dir_ / "scale.work" / "dependencies.txt"));
+
+  // `tune`: the edit is another key; the earlier results are moved aside, the defaults measured again.
+  ASSERT_EQ(tune_in_process(dir_).first, kExitOk);
+  write(dir_ / "kernels" / "more.hpp", "#pragma once\n// edited\n");
+  const auto [rc, err] = tune_in_process(dir_);
+  ASSERT_EQ(rc, kExitOk) << err;
+  EXPECT_NE(err.find("spec, sources or device changed"), std::string::npos) << err;
+  EXPECT_EQ(read_results(dir_ / "scale.work" / "results.jsonl", s.space).outcomes.size(), 1u);
 }
 
 // Issue 23 item 5: a launch that does its work only on its first call (the checked run) times

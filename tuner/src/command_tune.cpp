@@ -211,7 +211,7 @@ int run_tune(const TuneArgs& a) {
 
   ResultsHeader header;
   header.kernel = spec.name;
-  header.key_parts = key_parts(spec, backend->name(), backend->device());
+  header.key_parts = key_parts(spec, backend->name(), backend->device(), backend->included_headers());
   header.key = content_hash(header.key_parts.dump());
   header.device = backend->device();
   header.strategy = spec.strategy;
