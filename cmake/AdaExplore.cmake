@@ -532,6 +532,12 @@ function(adaexplore_tune_kernel)
   endif()
   _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
   _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
+  # The headers the template and the benchmark include (the tuner's compiler scan, part of the
+  # results' key): editing one reconfigures, and so tunes its new key.
+  if(EXISTS "${kernel_dir}/work/dependencies.txt")
+    file(STRINGS "${kernel_dir}/work/dependencies.txt" included)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${included})
+  endif()
   _adaexplore_record_kernel("${name}" "${origin}" "${header}" "${pinned}")
 
   if(arg_TARGET)

@@ -61,7 +61,9 @@
 //    bandwidth when the bytes exceed twice the L2 size (peak_bandwidth_gbs: 2 x memory clock x
 //    bus width, from cudaDevAttrMemoryClockRate and cudaDevAttrGlobalMemoryBusWidth), and, with a
 //    "noisy: ..." note, thermal or power-brake clock slowdowns during the measurement (NVML).
-//    The host harness flags nothing.
+//    The host harness (harness_host.hpp) flags a median under its floor (4 x what timing an
+//    empty launch takes on the machine, or 4 clock ticks, at least 50 ns: the benchmark may time
+//    nothing) and a bandwidth above 20 TB/s when the bytes exceed twice the last-level cache.
 // "clocks" (CUDA harness, only where NVML is there: libnvidia-ml.so.1 loaded at run time): the
 //    SM clock in MHz before and after the measurement, and the NVML clock event (throttle)
 //    reasons seen at either point, named as in clock_event_names(). "kernels" (CUDA harness only, present when

@@ -18,13 +18,94 @@
 //   }
 #pragma once
 
+#include <unistd.h>
+
 #include <chrono>
+#include <fstream>
 #include <functional>
 #include <memory>
+#include <sstream>
 
 #include "harness_common.hpp"
 
 namespace adaexplore {
+
+/// What timing nothing costs here: the median of timing an empty launch through the timed region
+/// of HostBenchmark::run (two steady_clock readings around a std::function call), and the
+/// clock's tick (the smallest non-zero difference seen between two readings), in ms.
+struct HostClock {
+  double empty_ms = 0, tick_ms = 0;
+};
+
+inline HostClock measure_host_clock(int samples = 301) {
+  const std::function<void()> empty = [] {};
+  std::vector<double> times;
+  HostClock c;
+  for (int i = 0; i < samples; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    empty();
+    const auto t1 = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    times.push_back(ms);
+    if (ms > 0 && (c.tick_ms == 0 || ms < c.tick_ms)) c.tick_ms = ms;
+  }
+  std::sort(times.begin(), times.end());
+  c.empty_ms = times[times.size() / 2];
+  return c;
+}
+
+/// The host harness's sanity gates (see "suspicious" at the top of harness_common.hpp): each fired
+/// gate appends one reason. The floor: a median under max(kHostFloorMs, kHostFloorFactor x the
+/// empty launch's median, kHostFloorFactor x the clock's tick) times the clock, not a kernel (a
+/// launch that works only on its first call, a result the compiler optimised away); the tick
+/// keeps it meaningful on a coarse clock (a median of 0 or one tick is always under it).
+inline constexpr double kHostFloorMs = 0.00005;  // 50 ns
+inline constexpr double kHostFloorFactor = 4;
+inline void check_host_floor(const TimeStats& t, const HostClock& c, std::vector<std::string>& suspicious) {
+  const double floor_ms = std::max({kHostFloorMs, kHostFloorFactor * c.empty_ms, kHostFloorFactor * c.tick_ms});
+  if (t.values.empty() || !(t.median < floor_ms)) return;
+  std::ostringstream s;
+  s << "median " << t.median << " ms is under the host floor of " << floor_ms << " ms (" << kHostFloorFactor
+    << " x the " << c.empty_ms << " ms that timing an empty launch takes here, clock tick " << c.tick_ms
+    << " ms; at least " << kHostFloorMs
+    << " ms): the benchmark may not time the kernel (does its launch do the whole work on every call, "
+       "and is the result used?)";
+  suspicious.push_back(s.str());
+}
+
+/// The host roofline: figures' bytes / median above kHostPeakGbs with a working set over twice the
+/// last-level cache (`cache_bytes`; <= 0: unknown, the gate is off). 20 TB/s is above the memory
+/// bandwidth of any CPU and above the aggregate last-level-cache bandwidth of the largest (2026),
+/// so only a wrong bytes figure or a timing of nothing exceeds it.
+inline constexpr double kHostPeakGbs = 20000;
+inline void check_host_bandwidth(double bytes, const TimeStats& t, double cache_bytes,
+                                 std::vector<std::string>& suspicious) {
+  if (cache_bytes <= 0 || bytes <= 2 * cache_bytes || !(t.median > 0)) return;
+  const double gbs = bytes / (t.median * 1e6);
+  if (!(gbs > kHostPeakGbs)) return;
+  std::ostringstream s;
+  s << gbs << " GB/s (" << bytes << " bytes in " << t.median << " ms) is above " << kHostPeakGbs
+    << " GB/s, more than any CPU's memory moves, with a working set over twice the last-level cache ("
+    << cache_bytes << " bytes): the bytes figure or the timing is wrong";
+  suspicious.push_back(s.str());
+}
+
+/// The last-level cache's size in bytes (sysconf, else Linux's sysfs); 0 when unknown.
+inline double host_last_level_cache_bytes() {
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  if (const long l3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE); l3 > 0) return static_cast<double>(l3);
+#endif
+  for (const char* index : {"index3", "index2"}) {
+    std::ifstream in(std::string("/sys/devices/system/cpu/cpu0/cache/") + index + "/size");
+    double size = 0;
+    char unit = 0;
+    if (in >> size && size > 0) {
+      in >> unit;
+      return size * (unit == 'K' ? 1024.0 : unit == 'M' ? 1048576.0 : 1.0);
+    }
+  }
+  return 0;
+}
 
 /// A host buffer; inout buffers keep their initial content in pristine().
 template <typename T>
@@ -100,7 +181,8 @@ class HostBenchmark {
   }
 
   /// Verifies once, then warms up and times `launch` (warm_up, measure_until_tight in
-  /// harness_common.hpp); writes the record with its stages_ms; returns the exit code.
+  /// harness_common.hpp), checks the timing (check_host_floor, check_host_bandwidth); writes the
+  /// record with its stages_ms; returns the exit code.
   int run(const std::function<void()>& launch, const std::function<Verification()>& verify) {
     record_.stages_ms = {{"setup", wall_ms_since(created_)}};
     const auto verify_start = std::chrono::steady_clock::now();
@@ -121,6 +203,8 @@ class HostBenchmark {
     record_.time = repeat_and_time(options_, timed_run, record_.warmup_runs, &wall);
     record_.stages_ms.emplace_back("warmup", wall.warmup_ms);
     record_.stages_ms.emplace_back("measure", wall.measure_ms);
+    check_host_floor(record_.time, measure_host_clock(), record_.suspicious);
+    check_host_bandwidth(record_.bytes, record_.time, host_last_level_cache_bytes(), record_.suspicious);
     return emit(options_, record_);
   }
 

@@ -13,6 +13,7 @@
 #include "backends.hpp"
 #include "commands.hpp"
 #include "confirm.hpp"
+#include "database.hpp"
 #include "program_backend.hpp"
 #include "render.hpp"
 #include "strategy.hpp"
@@ -494,6 +495,177 @@ TEST_P(HostBackendTest, TuneCommandWritesResultsAndHeader) {
   EXPECT_NE(statuses.find("compile_error"), std::string::npos) << statuses;
   EXPECT_NE(statuses.find("crash"), std::string::npos) << statuses;
   EXPECT_NE(statuses.find("wrong_result"), std::string::npos) << statuses;
+}
+
+// `tune` with spec.json in dir_ in process: its exit code and standard error.
+std::pair<int, std::string> tune_in_process(const fs::path& dir, std::vector<std::string> extra = {}) {
+  CLI::App app;
+  register_commands(app);
+  std::vector<std::string> args = {"tune", "--spec", (dir / "spec.json").string(), "--quiet"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  app.parse(args);
+  testing::internal::CaptureStderr();
+  const int rc = run_selected_command(app);
+  return {rc, testing::internal::GetCapturedStderr()};
+}
+
+// Issue 23 item 4: a setup where nothing compiles (here a launcher that fails, which is not part of
+// the key) stops the tuning; once it is fixed, the next tuning of the same key measures the defaults (ok, its run limit derived from them) instead of
+// resuming the broken setup's compile_error records.
+TEST_P(HostBackendTest, SetupFailuresAreNotResumedOnceTheSetupIsFixed) {
+  nlohmann::json j = spec_json();
+  j["defaults"] = {{"MODE", 0}};
+  j["budget"] = {{"evaluations", 7}};
+  j["strategy"] = "random";
+  j["compiler"]["launcher"] = {"false"};  // every compile fails the same way; not part of the key
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  const auto [rc, err] = tune_in_process(dir_);
+  ASSERT_EQ(rc, kExitTuningFailed) << err;
+  EXPECT_NE(err.find("the setup is broken"), std::string::npos) << err;
+  EXPECT_NE(err.find("not kept in the results file"), std::string::npos) << err;
+  const fs::path results = dir_ / "scale.work" / "results.jsonl";
+  const Spec sp = spec(j);
+  EXPECT_TRUE(!fs::exists(results) || read_results(results, sp.space).outcomes.empty());
+
+  j["compiler"].erase("launcher");  // fixed: the same key (budget and launcher are not in it)
+  j["budget"] = {{"evaluations", 2}};
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  const auto [rc2, err2] = tune_in_process(dir_);
+  ASSERT_EQ(rc2, kExitOk) << err2;
+  EXPECT_EQ(err2.find("moved aside"), std::string::npos) << err2;
+  EXPECT_EQ(err2.find("kept in"), std::string::npos) << err2;  // the same file, not another key's
+  const ResultsFile f = read_results(results, sp.space);
+  ASSERT_FALSE(f.outcomes.empty());
+  EXPECT_EQ(f.outcomes.front().label, "MODE=0");
+  EXPECT_EQ(f.outcomes.front().status, Status::ok) << f.outcomes.front().message;
+  const std::string header = read_file(dir_ / "scale.work" / "scale.hpp");
+  const auto defaults = header.find("// Defaults:");
+  ASSERT_NE(defaults, std::string::npos) << header;
+  const std::string line = header.substr(defaults, header.find('\n', defaults) - defaults);
+  EXPECT_NE(line.find(" ms"), std::string::npos) << line;
+  EXPECT_EQ(line.find("compile_error"), std::string::npos) << line;
+}
+
+// A results file that an earlier tuner left holding only a broken setup's identical failures is
+// set aside (kept) and the key tuned afresh: the defaults are measured.
+TEST_P(HostBackendTest, AResultsFileOfOnlySetupFailuresIsSetAside) {
+  nlohmann::json j = spec_json();
+  j["defaults"] = {{"MODE", 0}};
+  j["parameters"][0]["values"] = {0, 1, 2, 3, 4, 5, 6};
+  j["budget"] = {{"evaluations", 1}};
+  j["strategy"] = "random";
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  ASSERT_EQ(tune_in_process(dir_).first, kExitOk);  // the file and its key
+  const fs::path results = dir_ / "scale.work" / "results.jsonl";
+  const Spec sp = spec(j);
+  const RawResults raw = read_raw_results(results);
+  fs::remove(results);
+  {
+    ResultsWriter writer(results, raw.header, sp.space);
+    for (int mode = 0; mode < 6; ++mode) {  // what the tuner kept before issue 23 item 4
+      Outcome o;
+      o.config = sp.space.config_from_texts({{"MODE", std::to_string(mode)}});
+      o.label = sp.space.label(o.config);
+      o.status = Status::compile_error;
+      o.message = "scale_bench.cpp:25:3: error: 'this' is not C++\n";
+      writer.append(o);
+    }
+  }
+  const auto [rc, err] = tune_in_process(dir_);
+  ASSERT_EQ(rc, kExitOk) << err;
+  EXPECT_NE(err.find("holds only the 6 identical failures of a broken setup (compile_error)"), std::string::npos)
+      << err;
+  bool aside = false;
+  for (const auto& e : fs::directory_iterator(dir_ / "scale.work"))
+    aside = aside || e.path().filename().string().rfind("results.jsonl.setup-error-", 0) == 0;
+  EXPECT_TRUE(aside);
+  const ResultsFile f = read_results(results, sp.space);
+  ASSERT_EQ(f.outcomes.size(), 1u);
+  EXPECT_EQ(f.outcomes.front().status, Status::ok) << f.outcomes.front().message;
+}
+
+// Issue 23 item 2: the key covers the headers the template and the benchmark include (here a
+// kernel header beside the template, as the examples' kernels/*.cuh), found by the compiler; an
+// edit of one is another key, so its results are not reused. The toolkit's, the system's and the
+// harness's headers are not part of it.
+TEST_P(HostBackendTest, AnEditedIncludedHeaderChangesTheKey) {
+  fs::create_directories(dir_ / "kernels");
+  write(dir_ / "kernels" / "factor.hpp", "#pragma once\ninline constexpr float kFactor = 2.0f;\n");
+  std::string templ = kTemplate;
+  templ.replace(templ.find("#include <cstddef>"), 0, "#include \"kernels/factor.hpp\"\n");
+  write(dir_ / "scale.hpp.in", templ);
+  nlohmann::json j = spec_json();
+  j["parameters"][0]["values"] = {0, 3};
+  j["defaults"] = {{"MODE", 0}};
+  j["budget"] = {{"evaluations", 1}};
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  const Spec s = spec(j);
+  const auto key_of = [&] {
+    auto backend = make_host_backend(s);
+    return content_hash(key_parts(s, backend->name(), backend->device(), backend->included_headers()).dump());
+  };
+  auto backend = make_host_backend(s);
+  const nlohmann::json headers = backend->included_headers();
+  ASSERT_EQ(headers.size(), 1u) << headers.dump();  // not <cstddef>, not adaexplore/harness_host.hpp
+  EXPECT_EQ(headers[0]["name"], "factor.hpp");
+  EXPECT_EQ(read_file(dir_ / "scale.work" / "dependencies.txt"),
+            fs::weakly_canonical(dir_ / "kernels" / "factor.hpp").string() + "\n");
+  const std::string before = key_of();
+  EXPECT_EQ(key_of(), before);  // unchanged sources, the same key
+  write(dir_ / "kernels" / "factor.hpp", "#pragma once\ninline constexpr float kFactor = 2.0f;  // edited\n");
+  const std::string edited = key_of();
+  EXPECT_NE(edited, before);
+  // A header the edit starts to include is found too (the cached scan is not reused).
+  write(dir_ / "kernels" / "more.hpp", "#pragma once\n");
+  write(dir_ / "kernels" / "factor.hpp", "#pragma once\n#include \"more.hpp\"\ninline constexpr float kFactor = 2.0f;\n");
+  EXPECT_EQ(make_host_backend(s)->included_headers().size(), 2u);
+  // Another build tree (work_dir) of the same sources has the same key, although its scan comes
+  // from the compile cache entry the first tree's scan left (cmake.project.database found that).
+  nlohmann::json other = j;
+  other["work_dir"] = "other.work";
+  const Spec s2 = spec(other);
+  auto backend2 = make_host_backend(s2);
+  EXPECT_EQ(content_hash(key_parts(s2, backend2->name(), backend2->device(), backend2->included_headers()).dump()),
+            key_of());
+  EXPECT_EQ(read_file(dir_ / "other.work" / "dependencies.txt"), read_file(dir_ / "scale.work" / "dependencies.txt"));
+
+  // `tune`: the edit is another key; the earlier results are moved aside, the defaults measured again.
+  ASSERT_EQ(tune_in_process(dir_).first, kExitOk);
+  write(dir_ / "kernels" / "more.hpp", "#pragma once\n// edited\n");
+  const auto [rc, err] = tune_in_process(dir_);
+  ASSERT_EQ(rc, kExitOk) << err;
+  EXPECT_NE(err.find("spec, sources or device changed"), std::string::npos) << err;
+  EXPECT_EQ(read_results(dir_ / "scale.work" / "results.jsonl", s.space).outcomes.size(), 1u);
+}
+
+// Issue 23 item 5: a launch that does its work only on its first call (the checked run) times
+// nothing afterwards; every configuration was about 20 ns and one was crowned. The host harness's
+// floor flags each, and the tuning crowns none, naming the benchmark.
+TEST_P(HostBackendTest, ABenchmarkThatTimesNothingIsNotCrowned) {
+  nlohmann::json j = spec_json();
+  j["defaults"] = {{"MODE", 0}};
+  j["parameters"][0]["values"] = {0, 3};
+  j["budget"] = {{"evaluations", 2}};
+  j["strategy"] = "random";
+  j["run"]["args"] = {"--n", "1048576", "--adaexplore-measure-ms", "20", "--adaexplore-warmup-ms", "2"};
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  std::string once = kBenchmark;
+  const std::string launch = "  return bench.run([&] { scale(y.data(), x.data(), n); }";
+  ASSERT_NE(once.find(launch), std::string::npos);
+  once.replace(once.find(launch), launch.size(),
+               "  bool done = false;\n  return bench.run([&] { if (!done) scale(y.data(), x.data(), n); done = true; }");
+  write(dir_ / "scale_bench.cpp", once);
+  const auto [rc, err] = tune_in_process(dir_);
+  EXPECT_EQ(rc, kExitTuningFailed) << err;
+  EXPECT_NE(err.find("not crowning any configuration"), std::string::npos) << err;
+  EXPECT_NE(err.find("is under the host floor of"), std::string::npos) << err;
+  EXPECT_NE(err.find((dir_ / "scale_bench.cpp").string() + " may not time the kernel"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir_ / "scale.work" / "scale.hpp"));
+  // The same benchmark doing its work on every call is crowned (the gate can pass).
+  write(dir_ / "scale_bench.cpp", kBenchmark);
+  const auto [rc2, err2] = tune_in_process(dir_);
+  EXPECT_EQ(rc2, kExitOk) << err2;
 }
 
 // The tuning says how many configurations it kept in flight and from which times: with 2 compile

@@ -768,6 +768,81 @@ class TimedBackend : public FakeBackend {
   std::vector<Config> calibrated;
 };
 
+// Issue 23 item 4: a tuning stopped by a broken setup kept its identical failures; the next
+// tuning (setup fixed) resumed them, the defaults' compile_error included.
+TEST_F(TunerFiles, SetupErrorKeepsNoneOfItsFailuresAndTheFixedSetupMeasuresThem) {
+  const Space s = space();
+  const fs::path path = dir_ / "results.jsonl";
+  ResultsHeader h;
+  h.kernel = "fake";
+  {
+    ResultsWriter writer(path, h, s);
+    FailingBackend broken([](const Config&) {
+      Outcome o;
+      o.status = Status::compile_error;
+      o.message = "bench.cpp:3:1: error: 'bench' was not declared in this scope\nmore";
+      return o;
+    });
+    auto strategy = random_strategy(s);
+    EXPECT_THROW(run_tuning(s, kBaseline, broken, *strategy, options(20), &writer), SetupError);
+  }
+  EXPECT_TRUE(!fs::exists(path) || read_results(path, s).outcomes.empty());
+  ResultsWriter writer(path, h, s);
+  const ResultsFile existing = writer.read_existing();
+  EXPECT_TRUE(existing.outcomes.empty());
+  TimedBackend fixed;
+  auto strategy = random_strategy(s);
+  const TuneReport r = run_tuning(s, kBaseline, fixed, *strategy, options(6), &writer, existing.outcomes);
+  ASSERT_TRUE(r.baseline);
+  EXPECT_EQ(r.baseline->status, Status::ok);  // measured, not resumed as compile_error
+  EXPECT_EQ(fixed.calibrated, std::vector<Config>{kBaseline});
+  EXPECT_EQ(read_results(path, s).outcomes.size(), 6u);
+}
+
+// Failures held back while the setup is in doubt are written once it is not (another failure, a
+// success), in their order, and at the end of a tuning too short to judge it.
+TEST_F(TunerFiles, FailuresHeldWhileTheSetupIsInDoubtAreWrittenAfterwards) {
+  const Space s = space();
+  for (const std::size_t budget : {3u, 10u}) {
+    const fs::path path = dir_ / ("results-" + std::to_string(budget) + ".jsonl");
+    ResultsHeader h;
+    h.kernel = "fake";
+    ResultsWriter writer(path, h, s);
+    FakeBackend backend;  // X == 0: compile_error, the same message apart from digits
+    ListStrategy strategy({{0, 2}, {0, 3}, {5, 5}, {0, 4}});
+    TuneOptions o = options(budget);
+    o.setup_failure_window = 6;
+    const TuneReport r = run_tuning(s, {0, 1}, backend, strategy, o, &writer);
+    const ResultsFile f = read_results(path, s);
+    ASSERT_EQ(f.outcomes.size(), r.outcomes.size()) << budget;
+    for (std::size_t i = 0; i < f.outcomes.size(); ++i) EXPECT_EQ(f.outcomes[i].config, r.outcomes[i].config);
+    EXPECT_EQ(f.outcomes.front().config, (Config{0, 1}));
+    EXPECT_EQ(f.outcomes.front().status, Status::compile_error);
+  }
+}
+
+// A results file holding only a broken setup's failures (written by an earlier tuner) is what
+// setup_failures_only() recognises; `tune` sets such a file aside.
+TEST(Tuner, SetupFailuresOnlyRecognisesABrokenSetupsRecords) {
+  std::vector<Outcome> failures;
+  for (int i = 0; i < 6; ++i) {
+    Outcome o;
+    o.config = {0, static_cast<Config::value_type>(i)};
+    o.status = Status::compile_error;
+    o.message = "bench.cpp:" + std::to_string(10 + i) + ": error: no main";
+    failures.push_back(o);
+  }
+  EXPECT_TRUE(setup_failures_only(failures, 6));
+  EXPECT_FALSE(setup_failures_only(failures, 7));
+  EXPECT_FALSE(setup_failures_only({}, 0));
+  auto other = failures;
+  other[3].message = "bench.cpp: error: something else";
+  EXPECT_FALSE(setup_failures_only(other, 6));
+  auto success = failures;
+  success[5] = FakeBackend::outcome_for({5, 5});
+  EXPECT_FALSE(setup_failures_only(success, 6));
+}
+
 Status status_of(const TuneReport& r, const Config& c) {
   for (const auto& o : r.outcomes)
     if (o.config == c) return o.status;

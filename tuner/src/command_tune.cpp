@@ -69,6 +69,31 @@ void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec
             << "; earlier results kept in " << aside.string() << "\n";
 }
 
+// A results file of this key holding nothing but the failures of a broken setup (tuner.hpp
+// setup_failures_only; written by a tuner that kept them): they are not configuration outcomes,
+// and resumed they would be the defaults' outcome and every one's. Moved aside (kept) as
+// "<file>.setup-error-<UTC time>"; the tuning starts the key afresh.
+void set_aside_setup_failures(const std::filesystem::path& path, const Spec& spec, const std::string& key) {
+  if (!std::filesystem::exists(path) || std::filesystem::file_size(path) == 0) return;
+  const ResultsFile file = read_results(path, spec.space);
+  if (file.header.key != key || !setup_failures_only(file.outcomes, TuneOptions().setup_failure_window)) return;
+  const auto aside = set_aside(path, "setup-error");
+  if (aside.empty()) return;
+  std::cerr << "[adaexplore] " << spec.name << ": " << path.string() << " holds only the " << file.outcomes.size()
+            << " identical failures of a broken setup (" << to_string(file.outcomes.front().status)
+            << "), not outcomes of the configurations; kept in " << aside.string() << ", tuning afresh\n";
+}
+
+// The first successful outcome the harness's sanity gates flagged (extra.suspicious, an array).
+const Outcome* first_suspicious(const std::vector<Outcome>& outcomes) {
+  for (const auto& o : outcomes) {
+    if (!is_success(o.status) || !o.objective) continue;
+    const auto it = o.extra.find("suspicious");
+    if (it != o.extra.end() && it->is_array() && !it->empty() && it->front().is_string()) return &o;
+  }
+  return nullptr;
+}
+
 std::string device_words(const nlohmann::json& d) {
   std::string s = d.value("name", std::string("unknown device"));
   if (d.contains("compute_capability") && d["compute_capability"].is_string())
@@ -186,7 +211,7 @@ int run_tune(const TuneArgs& a) {
 
   ResultsHeader header;
   header.kernel = spec.name;
-  header.key_parts = key_parts(spec, backend->name(), backend->device());
+  header.key_parts = key_parts(spec, backend->name(), backend->device(), backend->included_headers());
   header.key = content_hash(header.key_parts.dump());
   header.device = backend->device();
   header.strategy = spec.strategy;
@@ -205,6 +230,7 @@ int run_tune(const TuneArgs& a) {
   } else if (!database) {
     move_aside_if_other_key(results_path, spec, header.key, a.fresh);
   }
+  set_aside_setup_failures(results_path, spec, header.key);
   ResultsWriter writer(results_path, header, spec.space);
   const ResultsFile existing = writer.read_existing();
   print_warnings(existing.warnings);
@@ -258,6 +284,20 @@ int run_tune(const TuneArgs& a) {
       *options.progress << "[adaexplore] " << spec.name << ": " << pipeline_line(report, backend->parallelism()) << "\n";
   }
   if (!report.best) {
+    if (const Outcome* flagged = first_suspicious(report.outcomes)) {
+      // Successes there are, each flagged by the harness's sanity gates: nothing to crown.
+      std::size_t n = 0;
+      for (const auto& o : report.outcomes) n += is_success(o.status) && o.objective;
+      std::cerr << "adaexplore-tuner tune: " << spec.name << ": not crowning any configuration: every one of the "
+                << n << " that ran and verified has a timing the harness distrusts (extra.suspicious in "
+                << results_path.string() << "); first, " << flagged->label << ": "
+                << flagged->extra["suspicious"].front().get<std::string>() << "\n  " << spec.benchmark_path.string()
+                << " may not time the kernel: make its launch do the kernel's whole work on every call (no work "
+                   "only on the first, no result the compiler can drop) and its bytes()/flops() figures true, "
+                   "then tune again with --retune (CMake: -DADAEXPLORE_RETUNE=" << spec.name
+                << "). No header written.\n";
+      return kExitTuningFailed;
+    }
     std::cerr << "adaexplore-tuner tune: " << spec.name << ": no configuration compiled, ran and verified; "
               << "no header written. Statuses:";
     for (const auto& [s, n] : report.counts) std::cerr << " " << s << "=" << n;

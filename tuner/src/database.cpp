@@ -68,10 +68,11 @@ nlohmann::json device_key_part(const nlohmann::json& device) {
 }
 
 nlohmann::json key_parts(const Spec& spec, const std::string& backend,
-                         const nlohmann::json& device) {
+                         const nlohmann::json& device, const nlohmann::json& includes) {
   nlohmann::json parts = content_key_parts(spec);
   parts["backend"] = backend;
   parts["device"] = device_key_part(device);
+  if (!includes.empty()) parts["includes"] = content_hash(includes.dump());
   return parts;
 }
 

@@ -13,7 +13,9 @@
 // results file of its folder's kernel and file name's key is an error (never overwritten).
 //
 // The key (results.hpp) hashes key_parts(): the spec's content without paths, the template's and
-// the benchmark's content, the backend, and the device without what tells two GPUs of one model
+// the benchmark's content, the content of the headers they include (not the toolkit's, the
+// system's or the harness's; found by the compiler, ProgramBackend::included_headers), the
+// backend, and the device without what tells two GPUs of one model
 // apart (index, UUID, PCI bus id). Identical GPUs share results; another model, SM count, memory,
 // driver, CUDA runtime, compiler version or architecture never does.
 #pragma once
@@ -40,9 +42,13 @@ namespace adaexplore {
 nlohmann::json content_key_parts(const Spec& spec);
 /// The device as it enters the key: Backend::device() without "index", "uuid" and "pci_bus_id".
 nlohmann::json device_key_part(const nlohmann::json& device);
-/// content_key_parts(spec) + {"device": device_key_part(device)}; the key is content_hash(dump()).
+/// content_key_parts(spec) + {"device": device_key_part(device)}, + {"includes": content hash of
+/// `includes`} when that is not empty (Backend::included_headers(): the headers the template and
+/// the benchmark include, by file name and content, so that an edited header is another key;
+/// not their paths, so that another checkout of the same sources shares the key); the key is
+/// content_hash(dump()).
 nlohmann::json key_parts(const Spec& spec, const std::string& backend,
-                         const nlohmann::json& device);
+                         const nlohmann::json& device, const nlohmann::json& includes = nlohmann::json::array());
 
 /// DIR/<kernel>/<key first 16 hex>.jsonl
 std::filesystem::path database_file(const std::filesystem::path& dir, const std::string& kernel,

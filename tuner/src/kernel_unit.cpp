@@ -137,6 +137,19 @@ bool CompileCache::ignored(const fs::path& p) const {
   return false;
 }
 
+std::vector<CompileCache::Header> CompileCache::headers(const fs::path& dependency_file, const fs::path& own_folder) const {
+  std::vector<Header> headers;
+  std::error_code ec;
+  const fs::path own = fs::weakly_canonical(own_folder, ec);
+  for (const fs::path& dep : parse_dependency_file(read_file(dependency_file))) {
+    // A relative path is the compiler's, which ran in own_folder (a relative -I in the flags).
+    const fs::path path = fs::weakly_canonical(dep.is_relative() ? own_folder / dep : dep, ec);
+    if (ec || ignored(path) || path.parent_path() == own) continue;
+    headers.push_back({path, content_hash(read_file(path))});
+  }
+  return headers;
+}
+
 std::optional<CompileCache::Hit> CompileCache::find(const std::string& key, const fs::path& artifact) const {
   const fs::path folder = entry(key);
   std::error_code ec;
@@ -161,14 +174,8 @@ void CompileCache::store(const std::string& key, const fs::path& artifact, const
   std::error_code ec;
   try {
     nlohmann::json headers = nlohmann::json::array();
-    std::error_code canon_ec;
-    const fs::path own = fs::weakly_canonical(own_folder, canon_ec);
-    for (const fs::path& dep : parse_dependency_file(read_file(dependency_file))) {
-      // A relative path is the compiler's, which ran in own_folder (a relative -I in the flags).
-      const fs::path path = fs::weakly_canonical(dep.is_relative() ? own_folder / dep : dep, canon_ec);
-      if (canon_ec || ignored(path) || path.parent_path() == own) continue;
-      headers.push_back({{"path", path.string()}, {"hash", content_hash(read_file(path))}});
-    }
+    for (const Header& h : this->headers(dependency_file, own_folder))
+      headers.push_back({{"path", h.path.string()}, {"hash", h.hash}});
     const fs::path folder = entry(key);
     const fs::path partial = folder.string() + "." + std::to_string(::getpid()) + "-" +
                              std::to_string(std::hash<std::thread::id>()(std::this_thread::get_id())) + ".partial";

@@ -75,6 +75,15 @@ class CompileCache {
              const std::filesystem::path& own_folder, const std::string& out, const std::string& err) const;
   const std::filesystem::path& directory() const { return directory_; }
 
+  struct Header {
+    std::filesystem::path path;  // canonical
+    std::string hash;            // content_hash of its bytes
+  };
+  /// The headers of `dependency_file` that an entry records (store): canonical, in the file's
+  /// order, those under an ignored prefix or in `own_folder` left out. Throws (render.hpp
+  /// read_file) when the file or a header cannot be read.
+  std::vector<Header> headers(const std::filesystem::path& dependency_file, const std::filesystem::path& own_folder) const;
+
  private:
   std::filesystem::path entry(const std::string& key) const;
   bool ignored(const std::filesystem::path& p) const;

@@ -677,6 +677,91 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
   return outcome;
 }
 
+std::vector<std::string> ProgramBackend::scan_command(const fs::path& source, const fs::path& directory,
+                                                      bool benchmark) const {
+  std::vector<std::string> argv = {spec_.compiler.path};  // no launcher: a scan is not a build
+  for (const auto& f : toolchain_flags()) argv.push_back(f);
+  for (const auto& f : spec_.compiler.flags) argv.push_back(f);
+  for (const auto& f : include_flags(spec_, directory, harness_)) argv.push_back(f);
+  for (const auto& d : spec_.compiler.definitions) argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
+  for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
+    argv.push_back("-DADAEXPLORE_PARAM_" + spec_.space.parameters()[i].name + "=" +
+                   spec_.space.value(spec_.defaults, i).text);
+  if (!runner_command_.empty())
+    for (const auto& f : module_flags())
+      if (f.rfind("-D", 0) == 0) argv.push_back(f);
+  if (benchmark && unit_.kernel) argv.push_back("-DADAEXPLORE_KERNEL_UNIT=1");
+  const std::string stem = source.stem().string();
+  argv.insert(argv.end(), {"-M", "-MF", (directory / (stem + ".d")).string(), source.string()});
+  return argv;
+}
+
+nlohmann::json ProgramBackend::included_headers() {
+  const fs::path directory = fs::absolute(spec_.work_dir / "dependencies");
+  fs::create_directories(directory);
+  render(spec_.defaults, directory);
+  const fs::path unit = directory / ("template" + spec_.benchmark_path.extension().string());
+  write_file_if_changed(unit, kernel_unit_source(rendered_name(spec_.template_path)));
+  const std::vector<std::vector<std::string>> commands = {scan_command(unit, directory, false),
+                                                          scan_command(spec_.benchmark_path, directory, true)};
+  const fs::path found = directory / "dependencies.d";  // both scans' headers, one rule
+  std::error_code ec;
+  const fs::path compiler = fs::weakly_canonical(find_program(spec_.compiler.path), ec);
+  CompileCache cache(harness_cache_directory(spec_.work_dir).parent_path() / "dependencies",
+                     {compiler.parent_path().parent_path(), "/usr/include", "/usr/lib", "/usr/local/include", harness_});
+  std::string key = "dependencies (external headers only)\n" + compiler.string() + '\n' + version_output_ + '\n';
+  for (const auto& command : commands) {
+    for (std::string a : command) {
+      for (std::size_t at = a.find(directory.string()); at != std::string::npos; at = a.find(directory.string(), at + 6))
+        a.replace(at, directory.string().size(), "<scan>");
+      key += a + '\n';
+    }
+  }
+  key += read_file(directory / rendered_name(spec_.template_path)) + '\n' + read_file(spec_.benchmark_path);
+  if (!cache.find(key, found)) {
+    std::string rule = "dependencies:";
+    for (const auto& command : commands) {
+      const ProcessResult scan = run_process(command, logged_options(directory, "scan", spec_.compiler.timeout_s));
+      if (!scan.ok()) {
+        write_file_if_changed(directory / "scan.cmd", scan.command_line() + "\n");
+        std::cerr << "[adaexplore] warning: " << spec_.name << ": the compiler could not list the headers that "
+                  << command.back() << " includes (" << first_error_line(scan.err + scan.out) << "; log "
+                  << (directory / "scan.err").string() << "); the results' key covers the template and the "
+                  << "benchmark only\n";
+        return nlohmann::json::array({{{"scan", "failed"}}});
+      }
+      const std::string stem = fs::path(command.back()).stem().string();
+      for (const fs::path& dep : parse_dependency_file(read_file(directory / (stem + ".d")))) {
+        // A relative path is the compiler's, which ran in `directory`. The files of `directory`
+        // (the rendered template) are left out: the cache's key has their text, and another build
+        // tree finding this entry has its own.
+        const fs::path path = fs::weakly_canonical(dep.is_relative() ? directory / dep : dep, ec);
+        if (ec || path.parent_path() == fs::weakly_canonical(directory, ec)) continue;
+        std::string escaped;
+        for (char c : path.string()) escaped += c == ' ' ? std::string("\\ ") : std::string(1, c);
+        rule += " " + escaped;
+      }
+    }
+    write_file_if_changed(found, rule + "\n");
+    cache.store(key, found, found, directory, "", "");
+  }
+  const fs::path benchmark = fs::weakly_canonical(spec_.benchmark_path, ec);
+  std::vector<std::pair<std::string, std::string>> named;  // (file name, hash), each header once
+  std::string paths;
+  std::vector<fs::path> seen;
+  for (const auto& h : cache.headers(found, directory)) {
+    if (h.path == benchmark || std::find(seen.begin(), seen.end(), h.path) != seen.end()) continue;
+    seen.push_back(h.path);
+    named.emplace_back(h.path.filename().string(), h.hash);
+    paths += h.path.string() + "\n";
+  }
+  write_file_if_changed(spec_.work_dir / "dependencies.txt", paths);
+  std::sort(named.begin(), named.end());
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [name, hash] : named) out.push_back({{"name", name}, {"hash", hash}});
+  return out;
+}
+
 void ProgramBackend::calibrate(const Outcome& baseline) {
   const auto run = baseline.stage_ms.find("run");
   if (!is_success(baseline.status) || run == baseline.stage_ms.end()) return;

@@ -100,6 +100,17 @@ class ProgramBackend : public Backend {
     bool cached = false;  // served from the compile cache (an earlier tuning built the same)
   };
   const BenchmarkBuild& benchmark_build();
+  /// The headers the rendered template (the defaults') and the benchmark include, from the
+  /// compiler's dependency output (`-M -MF`, run without the launcher, with a configuration's
+  /// flags, include folders and definitions, in <work_dir>/dependencies/), for the results' key;
+  /// headers under the toolkit's folder, /usr/include, /usr/lib, /usr/local/include and the
+  /// harness's folder are left out (the compiler's identity and the tuner cover them). The scan is
+  /// kept in the compile cache (kernel_unit.hpp CompileCache, by the command and the sources'
+  /// text, valid while its headers are unchanged): a reconfigure with nothing changed runs no
+  /// compiler. Writes the headers' paths, one per line, to <work_dir>/dependencies.txt (the CMake
+  /// module adds them to CMAKE_CONFIGURE_DEPENDS). A scan the compiler rejects is
+  /// [{"scan": "failed"}], with a warning naming its log.
+  nlohmann::json included_headers() override;
   ~ProgramBackend() override;
   /// The object of the harness built apart (separate_harness()) once its build, started in the
   /// background by the first prepare() (or by this call), is done; empty before that (`wait`
@@ -193,6 +204,9 @@ class ProgramBackend : public Backend {
   BenchmarkBuild build_benchmark(std::vector<std::string> base_command, const std::vector<std::string>& module_flags,
                                  bool separate_harness);
   std::vector<std::string> kernel_arguments(const Prepared& prepared) const;
+  // The scan of included_headers(): `source`'s dependency file, the command made like a compile's.
+  std::vector<std::string> scan_command(const std::filesystem::path& source, const std::filesystem::path& directory,
+                                        bool benchmark) const;
 
   Spec spec_;
   CompileUnit unit_;

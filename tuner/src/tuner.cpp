@@ -75,6 +75,18 @@ class Loop {
       : space_(space), backend_(backend), strategy_(strategy), options_(options), writer_(writer) {}
 
   TuneReport run(const Config& baseline, const std::vector<Outcome>& previous) {
+    try {
+      return run_loop(baseline, previous);
+    } catch (const SetupError&) {
+      throw;  // the failures held back are not configuration outcomes: dropped (see held_)
+    } catch (...) {
+      write_held();  // any other stop: what was measured is kept
+      throw;
+    }
+  }
+
+ private:
+  TuneReport run_loop(const Config& baseline, const std::vector<Outcome>& previous) {
     start_ = Clock::now();
     baseline_ = baseline;
     // record() adopts the baseline wherever its outcome comes from: a previous run, this
@@ -122,6 +134,7 @@ class Loop {
     }
     finish_measuring();  // what the GPUs are measuring still counts
     drain();
+    write_held();  // the budget ended before the setup was judged: the failures are outcomes
     if (report_.outcomes.size() > printed) print_progress();
     report_.best = best_of(report_.outcomes);
     report_.counts = count_statuses(report_.outcomes);
@@ -131,7 +144,6 @@ class Loop {
     return report_;
   }
 
- private:
   std::size_t remaining() const {
     return report_.outcomes.size() >= options_.budget ? 0 : options_.budget - report_.outcomes.size();
   }
@@ -435,11 +447,44 @@ class Loop {
       fresh_.push_back(o);
       if (is_success(o.status)) check_same_timing();
       if (writer_) {
-        writer_->append(o);
-        for (const auto& other : writer_->take_foreign())  // appended by other processes
-          if (!seen_.count(other.config)) record(other, /*fresh=*/false);
+        if (setup_in_doubt()) {
+          held_.push_back(o);
+          return;
+        }
+        write_held();
+        append(o);
       }
     }
+  }
+
+  void append(const Outcome& o) {
+    writer_->append(o);
+    for (const auto& other : writer_->take_foreign())  // appended by other processes
+      if (!seen_.count(other.config)) record(other, /*fresh=*/false);
+  }
+
+  // Whether every outcome so far failed in the same way, with none successful: the setup may be
+  // broken (check_setup), and new failures are then held back from the results file (held_).
+  // Once false it stays false (outcomes are only added).
+  bool setup_in_doubt() {
+    if (setup_judged_) return false;
+    const auto& all = report_.outcomes;
+    const std::string first = all.empty() ? std::string() : signature(all.front());
+    for (const auto& o : all)
+      if (is_success(o.status) || signature(o) != first) {
+        setup_judged_ = true;
+        return false;
+      }
+    return true;
+  }
+
+  // The failures held back, appended in order: the setup is not broken (a success, another
+  // failure) or the tuning ended before it could tell.
+  void write_held() {
+    if (!writer_ || held_.empty()) return;
+    std::vector<Outcome> held = std::move(held_);
+    held_.clear();
+    for (const auto& o : held) append(o);
   }
 
   // TuneOptions::warm_start: queued right after the baseline (compiled first, measured as their
@@ -466,17 +511,16 @@ class Loop {
 
   void check_setup() const {
     const auto& all = report_.outcomes;
-    if (all.size() < options_.setup_failure_window) return;
-    for (const auto& o : all)
-      if (is_success(o.status)) return;
-    const std::string first = signature(all.front());
-    for (const auto& o : all)
-      if (signature(o) != first) return;
+    if (!setup_failures_only(all, options_.setup_failure_window)) return;
     throw SetupError("every one of the first " + std::to_string(all.size()) + " configurations failed with " +
                      to_string(all.front().status) +
                      " in the same way: the setup is broken, not the configurations (compiler, flags, "
-                     "architecture or benchmark reference). First configuration " + all.front().label + ":\n" +
-                     truncate_middle(all.front().message, 4000));
+                     "architecture or benchmark reference); " +
+                     (held_.empty() ? std::string()
+                                    : "these " + std::to_string(held_.size()) +
+                                          " failures are not kept in the results file, so the tuning after the "
+                                          "fix evaluates them again; ") +
+                     "first configuration " + all.front().label + ":\n" + truncate_middle(all.front().message, 4000));
   }
 
   void print_progress() const {
@@ -511,6 +555,13 @@ class Loop {
   bool adopt_arrivals_ = true;  // record() adopts the baseline's outcome (see run())
   std::vector<Outcome> fresh_;   // the outcomes evaluated by this tuning, in order
   bool same_timing_warned_ = false;
+  // Setup failures are not configuration outcomes: while setup_in_doubt(), this tuning's new
+  // outcomes (all failures) wait here instead of the results file. A SetupError drops them (a
+  // later tuning, the setup fixed, evaluates those configurations again and calibrates its run
+  // limit on the defaults); the first success or differing failure, the end of the tuning, or any
+  // other error appends them in order (write_held).
+  std::vector<Outcome> held_;
+  bool setup_judged_ = false;  // setup_in_doubt() was false once
   struct Measuring {
     Config config;
     std::size_t slot;
@@ -544,6 +595,14 @@ std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes) {
     if (is_success(o.status) && o.objective && !suspicious(o) && (!best || *o.objective < *best->objective))
       best = o;
   return best;
+}
+
+bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window) {
+  if (outcomes.empty() || outcomes.size() < window) return false;
+  const std::string first = signature(outcomes.front());
+  for (const auto& o : outcomes)
+    if (is_success(o.status) || signature(o) != first) return false;
+  return true;
 }
 
 std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes) {

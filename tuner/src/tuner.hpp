@@ -83,6 +83,11 @@ TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backe
 /// harness_common.hpp) are skipped: they keep their status (ok or slow) and stay in the results,
 /// but cannot become the winner. When every successful outcome is suspicious there is none.
 std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes);
+/// Whether `outcomes` are what a broken setup leaves: at least `window` (and one) of them, none
+/// successful, all failed in the same way (status and first message line, digits aside). The
+/// tuning stops with a SetupError then and keeps none of its own failures in the results file; a
+/// file holding only such failures (written before that) is set aside by `tune` (command_tune.cpp).
+bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window);
 /// Evaluations per status name.
 std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes);
 /// The valid configurations of `space` (constraints satisfied) that no outcome holds; std::nullopt

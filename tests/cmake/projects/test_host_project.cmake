@@ -50,3 +50,12 @@ expect_match("${reconfigure_OUTPUT}" "evaluations already measured" "reconfigure
 expect_match("${reconfigure_OUTPUT}" "header [^ ]*/saxpy.hpp unchanged" "reconfigure")
 mtimes(after "${header}" "${build}/_adaexplore/kernels/saxpy/spec.json")
 expect_unchanged("${before}" "${after}" "the header or spec")
+
+# The headers the template includes (kernels/saxpy_kernel.hpp, listed by the tuner's compiler scan
+# and part of the results' key) are configure dependencies: editing one reconfigures, and retunes.
+expect_file_matches("${build}/_adaexplore/kernels/saxpy/work/dependencies.txt" "/kernels/saxpy_kernel.hpp")
+if(EXISTS "${build}/build.ninja")
+  expect_file_matches("${build}/build.ninja" "kernels/saxpy_kernel.hpp")
+elseif(EXISTS "${build}/CMakeFiles/Makefile.cmake")
+  expect_file_matches("${build}/CMakeFiles/Makefile.cmake" "kernels/saxpy_kernel.hpp")
+endif()
