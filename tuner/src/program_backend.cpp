@@ -157,8 +157,12 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     if (const char* value = std::getenv(variable)) toolchain_identity_ += std::string(variable) + "=" + value + '\n';
   if (kernel_unit_capable) {  // nvcc: the host compiler it calls (-ccbin, NVCC_CCBIN, else c++ on PATH)
     std::string host = std::getenv("NVCC_CCBIN") ? std::getenv("NVCC_CCBIN") : "c++";
-    for (std::size_t i = 0; i + 1 < spec_.compiler.flags.size(); ++i)
-      if (spec_.compiler.flags[i] == "-ccbin" || spec_.compiler.flags[i] == "--compiler-bindir") host = spec_.compiler.flags[i + 1];
+    const auto& flags = spec_.compiler.flags;
+    for (std::size_t i = 0; i < flags.size(); ++i) {
+      if ((flags[i] == "-ccbin" || flags[i] == "--compiler-bindir") && i + 1 < flags.size()) host = flags[i + 1];
+      for (const std::string prefix : {"-ccbin=", "--compiler-bindir="})
+        if (flags[i].rfind(prefix, 0) == 0) host = flags[i].substr(prefix.size());
+    }
     const ProcessResult host_version = run_process({host, "--version"}, options);
     toolchain_identity_ += "host compiler " + host + ": " + host_version.out + host_version.err + '\n';
   }
@@ -707,8 +711,12 @@ nlohmann::json ProgramBackend::included_headers() {
   const fs::path found = directory / "dependencies.d";  // both scans' headers, one rule
   std::error_code ec;
   const fs::path compiler = fs::weakly_canonical(find_program(spec_.compiler.path), ec);
+  // Left out: the toolkit's own headers (its include and targets folders: for a compiler in
+  // /usr/bin that is /usr/include), the system's and the harness's; not the rest of the toolkit's
+  // prefix (/usr for /usr/bin/nvcc: /usr/local/include, /usr/src/app/... hold a project's headers).
+  const fs::path toolkit = compiler.parent_path().parent_path();
   CompileCache cache(harness_cache_directory(spec_.work_dir).parent_path() / "dependencies",
-                     {compiler.parent_path().parent_path(), "/usr/include", "/usr/lib", "/usr/local/include", harness_});
+                     {toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc", harness_});
   std::string key = "dependencies (external headers only)\n" + compiler.string() + '\n' + version_output_ + '\n';
   for (const auto& command : commands) {
     for (std::string a : command) {
@@ -723,12 +731,19 @@ nlohmann::json ProgramBackend::included_headers() {
     for (const auto& command : commands) {
       const ProcessResult scan = run_process(command, logged_options(directory, "scan", spec_.compiler.timeout_s));
       if (!scan.ok()) {
+        // Not a key of its own (a scan that fails once, under load or before a generated header
+        // exists, would set the results aside, and the next good scan again): the last good
+        // scan's headers when there is one, else none.
         write_file_if_changed(directory / "scan.cmd", scan.command_line() + "\n");
+        const bool earlier = fs::exists(found, ec);
         std::cerr << "[adaexplore] warning: " << spec_.name << ": the compiler could not list the headers that "
                   << command.back() << " includes (" << first_error_line(scan.err + scan.out) << "; log "
-                  << (directory / "scan.err").string() << "); the results' key covers the template and the "
-                  << "benchmark only\n";
-        return nlohmann::json::array({{{"scan", "failed"}}});
+                  << (directory / "scan.err").string() << "); the results' key covers "
+                  << (earlier ? "the headers of the last scan that worked" : "the template and the benchmark only")
+                  << "\n";
+        if (!earlier) return nlohmann::json::array();
+        rule.clear();
+        break;
       }
       const std::string stem = fs::path(command.back()).stem().string();
       for (const fs::path& dep : parse_dependency_file(read_file(directory / (stem + ".d")))) {
@@ -742,8 +757,10 @@ nlohmann::json ProgramBackend::included_headers() {
         rule += " " + escaped;
       }
     }
-    write_file_if_changed(found, rule + "\n");
-    cache.store(key, found, found, directory, "", "");
+    if (!rule.empty()) {
+      write_file_if_changed(found, rule + "\n");
+      cache.store(key, found, found, directory, "", "");
+    }
   }
   const fs::path benchmark = fs::weakly_canonical(spec_.benchmark_path, ec);
   std::vector<std::pair<std::string, std::string>> named;  // (file name, hash), each header once
