@@ -105,7 +105,9 @@ struct Runner::Impl {
       const auto start = Clock::now();
       while (child->running(ec) && ms_since(start) < 2000) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    if (child->running(ec)) group->terminate(ec);
+    // The whole group, also when its leader has ended on its own: what a module forked stays in
+    // it, and is unwatched below.
+    group->terminate(ec);
     child->wait(ec);
     forget();
   }
