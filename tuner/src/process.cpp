@@ -55,6 +55,12 @@ std::int32_t watched[kMaxWatched];
 // and every process holding its end are gone) or an error, SIGKILL to every group still watched.
 [[noreturn]] void watchdog_main(int socket_fd) {
   ::setpgid(0, 0);  // out of the tuner's group: Ctrl-C or a kill of that group leaves it running
+  // Above the standard streams first: a tuner started with them closed has its socket at 0-2,
+  // which the /dev/null redirection below would replace.
+  if (socket_fd < 3) {
+    socket_fd = ::fcntl(socket_fd, F_DUPFD, 3);
+    if (socket_fd < 0) ::_exit(1);
+  }
   const int null = ::open("/dev/null", O_RDWR);
   for (int fd = 0; fd < 3; ++fd)
     if (null >= 0) ::dup2(null, fd);
