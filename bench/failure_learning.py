@@ -209,7 +209,7 @@ def run_cell(task):
 
 # The replay's first request: `adaexplore-tuner replay` asks the strategy for 8 configurations at a
 # time (replay_tuning, TuneOptions::batch), so the first 8 evaluations are proposed before any
-# outcome is known. They are adaexplore's start design (8 Latin hypercube points; before session 9
+# outcome is known. They are adaexplore's start design (8 Latin hypercube points; before 2026-12-01 (space-filling start of 8)
 # budget/6 points, 8 to 16, of which they were the first half). With the knowledge base on, only
 # what is declared before compiling (the gemm recording's threads limit) can steer them.
 BLIND = 8

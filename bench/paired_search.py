@@ -13,7 +13,7 @@ Use fresh seeds (--first) to confirm a difference that was picked as the best of
 Usage:
   python3 bench/paired_search.py --variant base=build/tuner/adaexplore-tuner='{}' \\
       --variant start6=build/tuner/adaexplore-tuner='{"initial": 6}' --budgets 25,100 --seeds 100
-  (docs/search-method.md reports the experiments made so, session 12 onwards.)
+  (docs/search-method.md reports the experiments made so, 2026-12-01 (several-GPU loop fix) onwards.)
 """
 import argparse
 import json

@@ -103,7 +103,7 @@ def report(args, spaces, rows, command, wall, when, build):
            "the GPU may wait for compiles. `tune` keeps as many as keep the GPU busy (docs/throughput.md, 'Pipeline "
            "depth'; about 6 on the transpose failure space on the H200, every compile worker on the compile-bound gemm "
            "example); what that costs in GPU time is measured on the H200 "
-           "(docs/results/2026-12-01-h200-session11/), since replays have no time.", "",
+           "(docs/results/2026-12-01-h200-pipeline-depth/), since replays have no time.", "",
            "*Depth*: configurations in flight (`replay --in-flight N`): each proposal is made without the outcomes "
            "of N - 1 others. *rounds of 8*: the replay's default (the failure and search benchmarks): each round of 8 "
            "is proposed with every earlier round's outcomes known (not to be confused with the 8 a real tuning keeps "

@@ -51,7 +51,7 @@
 #   budget FAILCOMPARE_BUDGET (50), seeds FAILCOMPARE_SEEDS ("1 2"), in three modes, fresh results
 #   each: as configured (knowledge base on, likely failures left out), "weighted" (the options
 #   max_failure_probability and max_failure_probability_local at 1: likely failures only ranked
-#   down, the search before session 6) and "off" (knowledge_base false); "full" is "default" with
+#   down, the search before 2026-11-30 (failure-driven pipeline)) and "off" (knowledge_base false); "full" is "default" with
 #   every compile worker busy (--in-flight jobs+1, the tuning loop before 2026-12-01; the default
 #   keeps in flight only what keeps the GPU busy). Per-status counts of each in the summary. FAILCOMPARE_MODES ("default weighted off"), FAILCOMPARE_TIME_LIMIT (150 s each,
 #   no new evaluation after). About 6 minutes on an H200 for 2 seeds. Logs and the derived specs

@@ -4,7 +4,7 @@
 # per-run values_ms, half are in the older form without them).
 #   cmake -DTUNER=<adaexplore-tuner> -DDATA=<tests/data/explain> -DWORK=<scratch folder> -P explain_test.cmake
 # Checks the printed learned rules with their evaluation counts, the --json form, and that a results
-# file of another space is refused naming the file and line. (Since session 10 TILE=128 is a value
+# file of another space is refused naming the file and line. (Since 2026-12-01 (status test) TILE=128 is a value
 # rule: its 4 failures are all resource_limit among compile errors too, learned_rules.hpp (a), the
 # status test; the decision tree then learns from the evaluations no hard rule explains.)
 foreach(var TUNER DATA WORK)

@@ -326,7 +326,7 @@ TEST(FailureLearning, AdaexploreNeverProposesWhatTheBackendRejectsBeforeCompilin
 // expected improvement by P(success) alone kept proposing configurations with P(fail) >= 0.7
 // (a third of those after the start, 70 % of them failed). At budget 50 the search then wastes
 // fewer evaluations (bench/failure_learning.py, 100 seeds: median 12 against 16) and finds as good
-// a configuration. Since session 10 the value rules' status test (learned_rules.hpp (a)) learns
+// a configuration. Since 2026-12-01 (status test) the value rules' status test (learned_rules.hpp (a)) learns
 // VEC=3, TILE=2048 and UNROLL=3 sooner, which helps the search that only weights likely failures
 // more (40 runs: 669 wasted before, 619 after) than the one that leaves them out (505, 497): 20 %
 // fewer, which this test asked for until then, now holds only just (497 / 619 = 0.803), so it asks
@@ -369,16 +369,16 @@ TEST(FailureLearning, LeavingOutLikelyFailuresWastesFewerEvaluationsOnTheHostSpa
   EXPECT_GE(found_optimum[0] + 2, found_optimum[1]) << "the search found the optimum less often";
 }
 
-// With both thresholds at 1 (and without what later sessions added: alignment features, session
-// 7; `explore`'s 768 candidates instead of 96, session 8; the value rules' status test, session
-// 10) the search is the one before they
-// existed, proposal by proposal (tests/data/adaexplore_host_space_before_session6.json:
+// With both thresholds at 1 (and without what was added later: alignment features, 2026-11-30;
+// `explore`'s 768 candidates instead of 96, 2026-12-01; the value rules' status test,
+// 2026-12-01) the search is the one before they
+// existed, proposal by proposal (tests/data/adaexplore_host_space_before_2026-11-30-pipeline.json:
 // traces of the tuner of commit 5b7aec8). This also holds the replay to 8 proposals per request,
 // as the benchmarks were made with.
 TEST(FailureLearning, ThresholdsAtOneAreTheSearchBeforeThem) {
   const RecordedSpace r = host_recording();
-  std::ifstream in(fs::path(ADAEXPLORE_SOURCE_DIR) / "tests" / "data" / "adaexplore_host_space_before_session6.json");
-  ASSERT_TRUE(in) << "tests/data/adaexplore_host_space_before_session6.json is missing";
+  std::ifstream in(fs::path(ADAEXPLORE_SOURCE_DIR) / "tests" / "data" / "adaexplore_host_space_before_2026-11-30-pipeline.json");
+  ASSERT_TRUE(in) << "tests/data/adaexplore_host_space_before_2026-11-30-pipeline.json is missing";
   const nlohmann::json golden = nlohmann::json::parse(in);
   ReplayBackend backend(r);
   const nlohmann::json options = {{"max_failure_probability", 1},

@@ -89,7 +89,7 @@ TEST(LearnedRules, FewerThanThreeFailuresOfAValueAreNotARule) {
 // A space where most configurations fail (crash for A < 8, in any B) and every B = 3
 // configuration fails to compile: 80 % of all evaluations fail, so "B = 3 failed n times in n"
 // is weak evidence by itself (0.8^n), but no other configuration fails to compile, so "B = 3
-// fails with compile_error every time" is strong. The failing input of session 9: on the host
+// fails with compile_error every time" is strong. The failing input of 2026-12-01 (space-filling start of 8): on the host
 // failure space (VEC=3 always compile_error, TILE=2048 always crash, UNROLL=3 always
 // wrong_result, 63 % failing) the value rules were never significant.
 Space crowded_space() {

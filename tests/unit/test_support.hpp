@@ -47,7 +47,7 @@ class ScopedEnv {
 /// A folder of this test process, created when missing and kept (a test may call this more than
 /// once). ctest runs each test as its own process, two at a time in CI, so a folder shared by name
 /// across processes is a race: one test rewrote replay_test/synthetic.json while another read it
-/// (CI, session 8: "is not valid JSON ... unexpected end of input").
+/// (CI, 2026-12-01 (explore_candidates): "is not valid JSON ... unexpected end of input").
 inline std::filesystem::path process_test_directory(const std::string& prefix) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("adaexplore-" + prefix + "-" + std::to_string(::getpid()));

@@ -433,7 +433,7 @@ TEST(Tuner, SeveralMeasuringWorkersMeasureAtOnceAfterTheBaseline) {
 
 // Two measuring workers; the first configuration after the baseline measures for 400 ms, the
 // others for 5 ms. The other worker goes on measuring meanwhile, and their outcomes are recorded
-// as they finish, before the long one's. Until session 12 the loop waited for the oldest
+// as they finish, before the long one's. Until 2026-12-01 (several-GPU loop fix) the loop waited for the oldest
 // measurement whenever both workers were busy: the other GPU measured one configuration and then
 // sat idle, its outcome unrecorded, for the rest of the 400 ms.
 class OneLongMeasurementBackend : public FakeBackend {

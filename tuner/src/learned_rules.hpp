@@ -70,7 +70,7 @@ struct RuleOptions {
   std::size_t min_groups = 2;             // (b) groups behind a monotone rule
   std::size_t min_invariance_groups = 3;  // (b) groups behind an invariance
   double alpha = 0.01;                    // significance of a rule, before correction
-  bool status_test = true;                // (a) the status test (false: the value rules before session 10)
+  bool status_test = true;                // (a) the status test (false: the value rules before 2026-12-01 (status test))
 };
 
 /// For each parameter p, the observations grouped by their configuration with p left out.

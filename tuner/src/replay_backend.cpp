@@ -177,7 +177,7 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
   to.budget = budget;
   to.evaluate_baseline = false;  // replay has no baseline: every evaluation is the strategy's
   to.setup_failure_window = std::numeric_limits<std::size_t>::max();  // recorded failures are data
-  to.batch = 8;  // proposals per round, as the tuning loop asked for before session 6 (benchmarks comparable)
+  to.batch = 8;  // proposals per round, as the tuning loop asked for before 2026-11-30 (failure-driven pipeline) (benchmarks comparable)
   to.in_flight = in_flight;  // 0: rounds of `batch`
   to.warm_start = warm_start;
   return run_tuning(space, Config{}, backend, *search, to, nullptr);

@@ -27,7 +27,7 @@
 //     step from an elite is where the best configurations sit, often next to failures, and with
 //     0.5 there too the search lost 0.003 of its mean score at 400 evaluations on the Kernel
 //     Tuner spaces where the thresholds matter (6 files, 50 seeds: 0.9986 -> 0.9955; with 0.8
-//     for `local` 0.9986; notes: session6).
+//     for `local` 0.9986; notes: 2026-11-30 (failure-driven pipeline)).
 //     Weighting alone let an unexplored value's large expected improvement outweigh a P(fail)
 //     of 0.9: on the host failure space at budget 50, proposals with P(fail) >= 0.7 were a
 //     third of those after the start and failed 70 % of the time (docs/failure-learning-
@@ -44,18 +44,18 @@
 //  would make no new candidate, and the mutation rate is 1 / (number of free parameters).
 // Options: initial (start size; default 8), batch (proposals per call,
 // default as asked), candidates (per proposal of local, recombine and evolve, 96; probe a
-// quarter), explore_candidates (per proposal of explore, 768: 96 before session 8; paired over
+// quarter), explore_candidates (per proposal of explore, 768: 96 before 2026-12-01 (explore_candidates); paired over
 // 100 seeds on the 9 recorded files, 768 scored +0.010 +- 0.005 at 25 evaluations and
 // +0.007 +- 0.004 at 50; 3072 no better; 256 for the other operators as well worse; notes:
-// session8), niches (8), niche_radius (0.12), trees (24),
+// 2026-12-01 (explore_candidates)), niches (8), niche_radius (0.12), trees (24),
 // knowledge_base (true; false: the same search without the knowledge base, see below),
 // max_failure_probability (0.5: a candidate more likely to fail than to succeed is left out while
 // the operator has another; a number in (0, 1], 1 leaves none out), max_failure_probability_local
 // (0.8: the same for `local`'s steps from the elites), alignment (true: the surrogate's
 // power-of-two alignment features and the start's aligned values, make_alignment_features();
-// false: indices only, the search before session 7), status_test (true: the knowledge base's
+// false: indices only, the search before 2026-11-30 (alignment features)), status_test (true: the knowledge base's
 // value rules also test a value's failure status, learned_rules.hpp (a); false: the value rules
-// before session 10).
+// before 2026-12-01 (status test)).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
 // observes nothing, so no candidate is filtered as known infeasible, none is ranked down by
@@ -126,10 +126,10 @@ class AdaExploreStrategy : public Strategy {
       if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
     alignment_.assign(space_.dimension(), {});
     if (bool_option(o, "alignment", true)) make_alignment_features();
-    // 8, one whole replay batch, at every budget (docs/search-method.md, session 9). Fewer did
+    // 8, one whole replay batch, at every budget (docs/search-method.md, 2026-12-01 (space-filling start of 8)). Fewer did
     // worse (4 at budget 25: 0.796 against 0.811, 30 seeds, notes: search6; 6 against 8, 300
     // seeds paired: -0.0023 +- 0.0036, -0.0036 +- 0.0025, -0.0033 +- 0.0016 at 25, 50, 100).
-    // More did too: until session 9 the start was budget/6 points clamped to [8, 16], so 16 from
+    // More did too: until 2026-12-01 (space-filling start of 8) the start was budget/6 points clamped to [8, 16], so 16 from
     // budget 96 on, and the start's points after the first 8 fail as often as random ones (the
     // knowledge base's P(fail) does not yet tell them apart: 21 % of them failed on
     // convolution/RTX_2080_Ti at 100 evaluations, against 2.4 % of the operators' proposals),

@@ -169,9 +169,9 @@ class Loop {
   // and (TuneOptions::in_flight unset) no more than keep the GPU busy: depth().
   // (With max(8, 2 x parallelism) a 16-core machine proposed 32 at a time: at budget 50 the first
   // 32 evaluations of the failure space were the same with the knowledge base on and off,
-  // docs/results/2026-11-30-h200-session6. With every compile slot filled, 16 at a time, the
+  // docs/results/2026-11-30-h200-failure-driven-pipeline. With every compile slot filled, 16 at a time, the
   // measurements were the bottleneck and the reduction of failures on the H200 was 31-35 %
-  // against the replay's 50 %, docs/results/2026-12-01-h200-session10.)
+  // against the replay's 50 %, docs/results/2026-12-01-h200-status-test.)
   std::size_t ahead() const { return std::max<std::size_t>(1, backend_.parallelism()); }
   std::size_t free_slots() const { return pending_.size() >= ahead() ? 0 : ahead() - pending_.size(); }
   // Measuring workers (Backend::measure_slots: one per GPU). With more than one, configurations
@@ -181,7 +181,7 @@ class Loop {
   // each new measurement, and every 2 ms while the loop waits for a compile), so the strategy
   // proposes knowing it and its GPU takes the next configuration. When every worker is busy, the
   // loop waits for whichever measurement finishes first, on any worker (several finished: the
-  // earliest started is recorded first). Until session 12 it waited for the oldest: one long
+  // earliest started is recorded first). Until 2026-12-01 (several-GPU loop fix) it waited for the oldest: one long
   // measurement held the other GPUs' finished outcomes unrecorded and those GPUs idle.
   std::size_t slots() const { return std::max<std::size_t>(1, backend_.measure_slots()); }
   bool concurrent() const { return slots() > 1 && !baseline_pending_; }
@@ -228,7 +228,7 @@ class Loop {
   // s / Tm. So c = ceil(kDepthMargin x s x Tp / Tm), plus the s measuring: in [s + 1,
   // parallelism() + s]. On the H200 machine the transpose failure space compiles in 3.7 s
   // (mean) and measures in 1.16 s, so ceil(1.5 x 3.7 / 1.16) + 1 = 6 are in flight instead of 17
-  // (docs/results/2026-12-01-h200-session11); a compile-bound tuning (a host backend, fast
+  // (docs/results/2026-12-01-h200-pipeline-depth); a compile-bound tuning (a host backend, fast
   // kernels, few cores) keeps every compile slot busy as before. Until the first fresh outcome,
   // kBlindDepth: those proposals are made without any outcome (adaexplore's space-filling start
   // is 8). The limit gates the strategy's proposals: the defaults and the warm start
