@@ -67,6 +67,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <typeinfo>
@@ -131,14 +132,13 @@ namespace detail {
 // (harness_common.hpp), with the same double operations (no fused multiply-add: _rn intrinsics),
 // so that "every element within the tolerance" is decided exactly as on the host.
 struct ComparePartial {
-  unsigned long long mismatches, first;
+  unsigned long long mismatches;
   double max_abs, max_rel, diff2, ref2;
 };
 constexpr unsigned kCompareThreads = 256, kCompareBlocks = 1024;
 #ifdef __CUDACC__
 __device__ inline void combine(ComparePartial& a, const ComparePartial& b) {
   a.mismatches += b.mismatches;
-  a.first = b.first < a.first ? b.first : a.first;
   a.max_abs = a.max_abs < b.max_abs ? b.max_abs : a.max_abs;
   a.max_rel = a.max_rel < b.max_rel ? b.max_rel : a.max_rel;
   a.diff2 = __dadd_rn(a.diff2, b.diff2);
@@ -160,7 +160,7 @@ template <typename T>
 __global__ void __launch_bounds__(kCompareThreads)
     compare_kernel(const T* got, const T* expected, unsigned long long n, double abs_tol, double rel_tol,
                    ComparePartial* partials) {
-  ComparePartial p{0, n, 0, 0, 0, 0};
+  ComparePartial p{0, 0, 0, 0, 0};
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
     const double g = exact_double(got[i]), e = exact_double(expected[i]);
     const double err = fabs(__dsub_rn(g, e));
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(kCompareThreads)
       p.diff2 = __dadd_rn(p.diff2, __dmul_rn(err, err));
     }
     p.ref2 = __dadd_rn(p.ref2, __dmul_rn(e, e));
-    if (bad && p.mismatches++ == 0) p.first = i;
+    if (bad) ++p.mismatches;
   }
   __shared__ ComparePartial shared[kCompareThreads];
   shared[threadIdx.x] = p;
@@ -490,8 +490,7 @@ class Benchmark {
                                    std::to_string(out.size()));
     if constexpr (std::is_arithmetic<T>::value) {
       if (detail::OnceEntry* entry = once_entry(expected.data(), expected.size() * sizeof(T)); entry && out.size()) {
-        const Verification v = compare_on_device(out, expected, *entry, tol);
-        if (v.passed()) return v;
+        if (const std::optional<Verification> v = compare_on_device(out, expected, *entry, tol)) return *v;
       }
     }
     const std::vector<T> got = download(out);
@@ -595,9 +594,11 @@ class Benchmark {
     return nullptr;
   }
   // compare() on the device against the entry's device copy of `expected` (uploaded here the
-  // first time): the partial figures of detail::compare_kernel, added on the host.
+  // first time): the partial figures of detail::compare_kernel, added on the host. The verdict
+  // when every element is within the tolerance; none when one is not (the host then compares, for
+  // the report) or when there is no device memory to spare for the copy.
   template <typename T>
-  Verification compare_on_device(const DeviceBuffer<T>& out, const std::vector<T>& expected, detail::OnceEntry& entry,
+  std::optional<Verification> compare_on_device(const DeviceBuffer<T>& out, const std::vector<T>& expected, detail::OnceEntry& entry,
                                  Tolerance tol);
   // Why this kernel cannot launch with its record's shape (its own limits); empty when it can.
   std::string kernel_limit_violation(const KernelRecord& k) const;
@@ -747,7 +748,7 @@ NonFinite Benchmark::nonfinite(const DeviceBuffer<T>& b) {
 }
 
 template <typename T>
-Verification Benchmark::compare_on_device(const DeviceBuffer<T>& out, const std::vector<T>& expected, detail::OnceEntry& entry,
+std::optional<Verification> Benchmark::compare_on_device(const DeviceBuffer<T>& out, const std::vector<T>& expected, detail::OnceEntry& entry,
                                Tolerance tol) {
   const std::size_t n = out.size();
   if (!entry.device) {
@@ -758,11 +759,7 @@ Verification Benchmark::compare_on_device(const DeviceBuffer<T>& out, const std:
       (void)cudaGetLastError();
       free_bytes = 0;
     }
-    if (free_bytes < 2 * n * sizeof(T) + (std::size_t(256) << 20)) {
-      Verification none;
-      none.mismatches = 1;  // "not decided here": compare() goes on to the host comparison
-      return none;
-    }
+    if (free_bytes < 2 * n * sizeof(T) + (std::size_t(256) << 20)) return std::nullopt;
     auto device = allocate<T>(n, "reference (device copy)");
     check(cudaMemcpy(device.get(), expected.data(), n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy(reference)");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize(reference)");  // landed before the compare kernel reads it
@@ -786,17 +783,15 @@ Verification Benchmark::compare_on_device(const DeviceBuffer<T>& out, const std:
   v.checked = n;
   v.on_device = true;
   double diff2 = 0, ref2 = 0;
-  unsigned long long first = n;
   for (const auto& p : partials) {
     v.mismatches += static_cast<std::size_t>(p.mismatches);
-    first = std::min(first, p.first);
     v.max_abs_error = std::max(v.max_abs_error, p.max_abs);
     v.max_rel_error = std::max(v.max_rel_error, p.max_rel);
     diff2 += p.diff2;
     ref2 += p.ref2;
   }
   v.rel_l2_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-  if (v.mismatches) v.first_index = static_cast<std::size_t>(first);  // the caller compares on the host then
+  if (v.mismatches) return std::nullopt;
   return v;
 }
 #endif  // __CUDACC__
