@@ -746,14 +746,12 @@ nlohmann::json ProgramBackend::included_headers() {
         break;
       }
       const std::string stem = fs::path(command.back()).stem().string();
-      for (const fs::path& dep : parse_dependency_file(read_file(directory / (stem + ".d")))) {
-        // A relative path is the compiler's, which ran in `directory`. The files of `directory`
-        // (the rendered template) are left out: the cache's key has their text, and another build
-        // tree finding this entry has its own.
-        const fs::path path = fs::weakly_canonical(dep.is_relative() ? directory / dep : dep, ec);
-        if (ec || path.parent_path() == fs::weakly_canonical(directory, ec)) continue;
+      // Resolved as the cache resolves them (relative paths in `directory`, where the compiler
+      // ran), without the files of `directory` (the rendered template: the cache's key has its
+      // text, and another build tree finding this entry has its own) and the ignored ones.
+      for (const auto& h : cache.headers(directory / (stem + ".d"), directory)) {
         std::string escaped;
-        for (char c : path.string()) escaped += c == ' ' ? std::string("\\ ") : std::string(1, c);
+        for (char c : h.path.string()) escaped += c == ' ' ? std::string("\\ ") : std::string(1, c);
         rule += " " + escaped;
       }
     }
