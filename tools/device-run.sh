@@ -340,7 +340,7 @@ if [ $run_multigpu = 1 ]; then
 fi
 if [ $run_gputest = 1 ]; then  # the tests that need the GPU, without building everything
   step build-unit cmake --build build-device -j "$jobs" --target adaexplore_unit_tests
-  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter="${GPU_UNIT_FILTER:-HarnessCheckLaunch*:HarnessDeviceCompare*:CudaRunner*:RunnerDevicePool*:CudaBackend*:*HostBackendTest*Runner*:KernelUnit*:CompileCache*:FailureSpace*}"
+  step gpu-unit build-device/tests/adaexplore_unit_tests --gtest_filter="${GPU_UNIT_FILTER:-HarnessCheckLaunch*:*HarnessDeviceCompare*:CudaRunner*:RunnerDevicePool*:CudaBackend*:*HostBackendTest*Runner*:KernelUnit*:CompileCache*:FailureSpace*}"
   [ "${GPU_PROJECT:-1}" = 1 ] && step gpu-project ctest --test-dir build-device -R 'cmake.project.cuda_gpu' --output-on-failure --timeout 300
 fi
 if [ $run_tests = 1 ]; then

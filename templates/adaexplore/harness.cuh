@@ -73,6 +73,7 @@
 #include <typeinfo>
 
 #include "harness_common.hpp"
+#include "harness_kernels.cuh"
 
 namespace adaexplore {
 
@@ -106,87 +107,6 @@ class NvmlClocks;  // defined with the harness's function bodies (ADAEXPLORE_HAR
 }  // namespace detail
 
 namespace detail {
-#ifdef __CUDACC__  // the harness's kernels (see the definitions after class Benchmark)
-// Benchmark::gather: out[i] = in[index[i]].
-template <typename T>
-__global__ void gather_kernel(const T* in, const unsigned long long* index, T* out, unsigned long long n) {
-  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x)
-    out[i] = in[index[i]];
-}
-// Benchmark::nonfinite: counts the NaN and infinite elements, the lowest index of one, and the NaN
-// among them. counts[0] must start at 0, counts[1] at n, counts[2] at 0.
-template <typename T>
-__global__ void nonfinite_kernel(const T* in, unsigned long long n, unsigned long long* counts) {
-  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x)
-    if (!isfinite(in[i])) {
-      atomicAdd(&counts[0], 1ull);
-      atomicMin(&counts[1], i);
-      if (isnan(in[i])) atomicAdd(&counts[2], 1ull);
-    }
-}
-#endif  // __CUDACC__
-}  // namespace detail
-
-namespace detail {
-// Benchmark::compare on the device: one block's share of compare_values()'s figures
-// (harness_common.hpp), with the same double operations (no fused multiply-add: _rn intrinsics),
-// so that "every element within the tolerance" is decided exactly as on the host.
-struct ComparePartial {
-  unsigned long long mismatches;
-  double max_abs, max_rel, diff2, ref2;
-};
-constexpr unsigned kCompareThreads = 256, kCompareBlocks = 1024;
-#ifdef __CUDACC__
-__device__ inline void combine(ComparePartial& a, const ComparePartial& b) {
-  a.mismatches += b.mismatches;
-  a.max_abs = a.max_abs < b.max_abs ? b.max_abs : a.max_abs;
-  a.max_rel = a.max_rel < b.max_rel ? b.max_rel : a.max_rel;
-  a.diff2 = __dadd_rn(a.diff2, b.diff2);
-  a.ref2 = __dadd_rn(a.ref2, b.ref2);
-}
-// x as a double, exactly, whatever the flags: nvcc's -ftz=true (and --use_fast_math) turns a
-// float's conversion into cvt.ftz.f64.f32, which flushes subnormals to 0; the host does not.
-template <typename T>
-__device__ inline double exact_double(T x) {
-  if constexpr (std::is_same<T, float>::value) {
-    double d;
-    asm("cvt.f64.f32 %0, %1;" : "=d"(d) : "f"(x));
-    return d;
-  } else {
-    return static_cast<double>(x);
-  }
-}
-template <typename T>
-__global__ void __launch_bounds__(kCompareThreads)
-    compare_kernel(const T* got, const T* expected, unsigned long long n, double abs_tol, double rel_tol,
-                   ComparePartial* partials) {
-  ComparePartial p{0, 0, 0, 0, 0};
-  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
-    const double g = exact_double(got[i]), e = exact_double(expected[i]);
-    const double err = fabs(__dsub_rn(g, e));
-    const bool bad = !isfinite(g) || !(err <= __dadd_rn(abs_tol, __dmul_rn(rel_tol, fabs(e))));
-    if (isfinite(g)) {
-      p.max_abs = p.max_abs < err ? err : p.max_abs;
-      if (e != 0) {
-        const double rel = __ddiv_rn(err, fabs(e));
-        p.max_rel = p.max_rel < rel ? rel : p.max_rel;
-      }
-      p.diff2 = __dadd_rn(p.diff2, __dmul_rn(err, err));
-    }
-    p.ref2 = __dadd_rn(p.ref2, __dmul_rn(e, e));
-    if (bad) ++p.mismatches;
-  }
-  __shared__ ComparePartial shared[kCompareThreads];
-  shared[threadIdx.x] = p;
-  __syncthreads();
-  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) combine(shared[threadIdx.x], shared[threadIdx.x + half]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
-}
-#endif  // __CUDACC__
-
 /// What Benchmark::once() made, kept for the module's lifetime (with the kernel unit the runner
 /// keeps the benchmark module loaded, so for every configuration it measures): the value, and
 /// for a reference that compare() is given, its device copy and the comparison's partial figures
@@ -693,10 +613,8 @@ class Benchmark {
   void load_library();
 };
 
-// The harness's own kernels and the Benchmark functions that launch them: seen by nvcc only, so
-// that the harness's non-template functions compile as plain C++ (harness_separate.cu, built with
-// nvcc -x c++: no device passes; see harness_common.hpp).
-#ifdef __CUDACC__
+// The Benchmark functions that launch the harness's own kernels (harness_kernels.cuh: defined
+// there for nvcc, else linked from harness_kernels.cu's object).
 template <typename T>
 std::vector<T> Benchmark::gather(const DeviceBuffer<T>& b, const std::vector<std::size_t>& indices) {
   const StageClock clock(download_ms_);
@@ -712,8 +630,8 @@ std::vector<T> Benchmark::gather(const DeviceBuffer<T>& b, const std::vector<std
   check(cudaMemcpyAsync(device_index.get(), index.data(), index.size() * sizeof(unsigned long long),
                         cudaMemcpyHostToDevice, stream_), "cudaMemcpyAsync(gather indices)");
   const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((index.size() + 255) / 256, 4096));
-  detail::gather_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), device_index.get(), device_out.get(), index.size());
-  check(cudaGetLastError(), "gather kernel launch");
+  check(detail::launch_gather<T>(b.get(), device_index.get(), device_out.get(), index.size(), blocks, stream_),
+        "gather kernel launch");
   check(cudaMemcpyAsync(out.data(), device_out.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync(gather values)");
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(gather)");
@@ -732,8 +650,7 @@ NonFinite Benchmark::nonfinite(const DeviceBuffer<T>& b) {
     check(cudaMemcpyAsync(device_counts.get(), counts, sizeof counts, cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync(nonfinite counts)");
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((b.size() + 255) / 256, 8 * 1024));
-    detail::nonfinite_kernel<T><<<blocks, 256, 0, stream_>>>(b.get(), b.size(), device_counts.get());
-    check(cudaGetLastError(), "nonfinite kernel launch");
+    check(detail::launch_nonfinite<T>(b.get(), b.size(), device_counts.get(), blocks, stream_), "nonfinite kernel launch");
     check(cudaMemcpyAsync(counts, device_counts.get(), sizeof counts, cudaMemcpyDeviceToHost, stream_),
           "cudaMemcpyAsync(nonfinite counts)");
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(nonfinite)");
@@ -772,9 +689,9 @@ std::optional<Verification> Benchmark::compare_on_device(const DeviceBuffer<T>& 
   {
     const StageClock clock(download_ms_);
     auto* figures = static_cast<detail::ComparePartial*>(entry.partials.get());
-    detail::compare_kernel<T><<<blocks, detail::kCompareThreads, 0, stream_>>>(
-        out.get(), static_cast<const T*>(entry.device.get()), n, tol.abs, tol.rel, figures);
-    check(cudaGetLastError(), "compare kernel launch");
+    check(detail::launch_compare<T>(out.get(), static_cast<const T*>(entry.device.get()), n, tol.abs, tol.rel, figures,
+                                    blocks, stream_),
+          "compare kernel launch");
     check(cudaMemcpyAsync(partials.data(), figures, blocks * sizeof(detail::ComparePartial), cudaMemcpyDeviceToHost,
                           stream_), "cudaMemcpyAsync(comparison figures)");
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(compare)");
@@ -794,7 +711,6 @@ std::optional<Verification> Benchmark::compare_on_device(const DeviceBuffer<T>& 
   if (v.mismatches) return std::nullopt;
   return v;
 }
-#endif  // __CUDACC__
 
 // Definitions of the non-template functions: here in a header-only build, in
 // harness_separate.cu's object when the tuner builds the harness apart (harness_common.hpp).

@@ -137,8 +137,9 @@ TEST_F(HarnessCheckLaunchTest, BlockThatFitsRecordsOccupancy) {
 // figures must be the host comparison's (compare_values). The program below fills an output with
 // the exact sum, a sum within the tolerance, one element off, and a NaN, and prints both
 // comparisons' figures for each; compiled here (no GPU needed), run only on a GPU.
-const char* kCompareProgram = R"(#include <adaexplore/harness.cuh>
-#include <cstdio>
+// The fill kernel, with a host function that launches it (the test's own device code: with the
+// harness compiled as plain C++ it is a translation unit of its own).
+const char* kFillKernel = R"(#include <cuda_runtime.h>
 __global__ void fill(float* out, const float* a, const float* b, unsigned long long n, int mode, long long wrong) {
   for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n; i += 1ull * gridDim.x * blockDim.x) {
     float v = a[i] + b[i];
@@ -147,6 +148,17 @@ __global__ void fill(float* out, const float* a, const float* b, unsigned long l
     out[i] = v;
   }
 }
+void fill_on_device(float* out, const float* a, const float* b, unsigned long long n, int mode, long long wrong) {
+  fill<<<1024, 256>>>(out, a, b, n, mode, wrong);
+}
+)";
+// After the four cases, a line "G <gather matches the host copy> <nonfinite count> <its first
+// index> <NaN among them>" for the last output (a NaN at n - 1).
+const char* kCompareMain = R"(#include <adaexplore/harness.cuh>
+#include <cstdio>
+#include <utility>
+#include <vector>
+void fill_on_device(float* out, const float* a, const float* b, unsigned long long n, int mode, long long wrong);
 int main(int argc, char** argv) {
   adaexplore::Benchmark bench(argc, argv);
   const std::size_t n = (std::size_t(1) << 22) + 3;
@@ -164,37 +176,87 @@ int main(int argc, char** argv) {
   tol.abs = 1e-6;
   const long long cases[4][2] = {{0, -1}, {1, -1}, {2, 12345}, {3, static_cast<long long>(n) - 1}};
   for (const auto& k : cases) {
-    fill<<<1024, 256>>>(c.get(), a.get(), b.get(), n, static_cast<int>(k[0]), k[1]);
+    fill_on_device(c.get(), a.get(), b.get(), n, static_cast<int>(k[0]), k[1]);
     if (cudaDeviceSynchronize() != cudaSuccess) return 2;
     const adaexplore::Verification d = bench.compare(c, ref, tol), h = bench.compare(c, copy, tol);
     std::printf("%lld %d %d %zu %zu %zu %zu %.17g %.17g %.17g %.17g %.17g %.17g\n", k[0], int(d.on_device),
                 int(h.on_device), d.mismatches, h.mismatches, d.first_index, h.first_index, d.max_abs_error,
                 h.max_abs_error, d.max_rel_error, h.max_rel_error, d.rel_l2_error, h.rel_l2_error);
   }
+  const std::vector<std::size_t> at = {0, 5, 777, n - 1};
+  const std::vector<float> got = bench.gather(a, at);
+  bool same = got.size() == at.size();
+  for (std::size_t i = 0; same && i < at.size(); ++i) same = got[i] == std::as_const(a).host()[at[i]];
+  const adaexplore::NonFinite bad = bench.nonfinite(c);
+  std::printf("G %d %zu %zu %zu\n", int(same), bad.count, bad.first_index, bad.nan);
   return 0;
 }
 )";
 
-TEST(HarnessDeviceCompareTest, AgreesWithTheHostComparison) {
+// Benchmark::compare with a reference from once() compares on the device; the verdict and the
+// figures must be the host comparison's (compare_values). The program fills an output with the
+// exact sum, a sum within the tolerance, one element off, and a NaN, and prints both comparisons'
+// figures for each, then checks gather() and nonfinite(). Built two ways: whole, by nvcc (the
+// harness's kernels defined in harness_kernels.cuh), and as the tuner builds a kernel unit's
+// benchmark without device code of its own (program_backend.cpp): the benchmark as plain C++
+// against the harness object and harness_kernels.cu's object (the kernels instantiated there).
+// Compiled here (no GPU needed), run only on a GPU.
+class HarnessDeviceCompareTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(HarnessDeviceCompareTest, AgreesWithTheHostComparison) {
+  const bool plain_cxx = GetParam();
   const std::string nvcc = test::nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc not found (PATH, /usr/local/cuda/bin)";
-  const fs::path dir = test::fresh_test_directory("harness-compare");
-  std::ofstream(dir / "compare.cu") << kCompareProgram;
+  const fs::path dir = test::fresh_test_directory(plain_cxx ? "harness-compare-cxx" : "harness-compare");
   const DeviceInfo device = query_device();
-  const ProcessResult built =
-      run_process({nvcc, "-std=c++17", "-O2", device.present ? "-arch=native" : "-arch=sm_90",
-                   "-I" + (fs::path(ADAEXPLORE_SOURCE_DIR) / "templates").string(), (dir / "compare.cu").string(), "-o",
-                   (dir / "compare").string()},
-                  {});
-  ASSERT_TRUE(built.ok()) << built.err << built.out;
+  const std::string templates = (fs::path(ADAEXPLORE_SOURCE_DIR) / "templates").string();
+  const std::vector<std::string> flags = {nvcc, "-std=c++17", "-O2", device.present ? "-arch=native" : "-arch=sm_90",
+                                          "-I" + templates};
+  auto build = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = flags;
+    argv.insert(argv.end(), args.begin(), args.end());
+    const ProcessResult r = run_process(argv, {});
+    EXPECT_TRUE(r.ok()) << r.command_line() << "\n" << r.err << r.out;
+    return r.ok();
+  };
+  const std::string program = (dir / "compare").string();
+  if (plain_cxx) {
+    std::ofstream(dir / "main.cu") << kCompareMain;
+    std::ofstream(dir / "fill.cu") << kFillKernel;
+    const std::string adaexplore = templates + "/adaexplore/";
+    ASSERT_TRUE(build({"-DADAEXPLORE_HARNESS_SEPARATE=1", "-x", "c++", "-c", (dir / "main.cu").string(), "-o",
+                       (dir / "main.o").string()}));
+    ASSERT_TRUE(build({"-DADAEXPLORE_HARNESS_SEPARATE=1", "-x", "c++", "-c", adaexplore + "harness_separate.cu", "-o",
+                       (dir / "harness.o").string()}));
+    ASSERT_TRUE(build({"-c", adaexplore + "harness_kernels.cu", "-o", (dir / "kernels.o").string()}));
+    ASSERT_TRUE(build({"-c", (dir / "fill.cu").string(), "-o", (dir / "fill.o").string()}));
+    ASSERT_TRUE(build({(dir / "main.o").string(), (dir / "harness.o").string(), (dir / "kernels.o").string(),
+                       (dir / "fill.o").string(), "-o", program}));
+  } else {
+    std::ofstream(dir / "compare.cu") << kFillKernel << kCompareMain;
+    ASSERT_TRUE(build({(dir / "compare.cu").string(), "-o", program}));
+  }
   if (!device.present) GTEST_SKIP() << "compiled; no GPU to run it: " << device.reason;
-  const ProcessResult ran = run_process({(dir / "compare").string()}, {});
+  const ProcessResult ran = run_process({program}, {});
   ASSERT_TRUE(ran.ok()) << ran.err << ran.out;
   std::istringstream lines(ran.out);
   int cases = 0;
+  bool gathered = false;
   for (std::string line; std::getline(lines, line);) {
     if (line.empty() || line[0] == '{') continue;  // the harness's own record, if any
     std::istringstream in(line);
+    if (line[0] == 'G') {
+      std::string tag;
+      int same = 0;
+      std::size_t count = 0, first = 0, nan = 0;
+      ASSERT_TRUE(in >> tag >> same >> count >> first >> nan) << line;
+      EXPECT_EQ(same, 1) << line;
+      EXPECT_EQ(count, 1u) << line;
+      EXPECT_EQ(first, (std::size_t(1) << 22) + 2) << line;
+      EXPECT_EQ(nan, 1u) << line;
+      gathered = true;
+      continue;
+    }
     int mode = 0, d_dev = 0, h_dev = 0;
     std::size_t d_bad = 0, h_bad = 0, d_first = 0, h_first = 0;
     double d_abs = 0, h_abs = 0, d_rel = 0, h_rel = 0, d_l2 = 0, h_l2 = 0;
@@ -220,7 +282,12 @@ TEST(HarnessDeviceCompareTest, AgreesWithTheHostComparison) {
     if (mode == 1) EXPECT_GT(d_abs, 0.0);
   }
   EXPECT_EQ(cases, 4) << ran.out;
+  EXPECT_TRUE(gathered) << ran.out;
 }
+
+INSTANTIATE_TEST_SUITE_P(WholeAndPlainCxx, HarnessDeviceCompareTest, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? std::string("PlainCxx") : std::string("Whole"); });
+
 
 }  // namespace
 }  // namespace adaexplore

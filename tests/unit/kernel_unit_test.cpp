@@ -6,6 +6,7 @@
 // once and restored for later configurations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 
@@ -248,6 +249,51 @@ TEST_F(KernelUnitCompileTest, EachConfigurationCompilesItsDeviceCodeAloneToACubi
     EXPECT_NE(bcmd.find("benchmark.o"), std::string::npos) << bcmd;
     EXPECT_NE(bcmd.find(".o -o " + build.program.string()), std::string::npos) << bcmd;
     EXPECT_EQ(bcmd.find("header-only"), std::string::npos) << bcmd;
+    // No device code of its own: compiled as plain C++ (the host compiler alone), linked with the
+    // harness object and the harness's kernels built apart; nvcc never compiled it.
+    EXPECT_NE(bcmd.find("-x c++"), std::string::npos) << bcmd;
+    EXPECT_EQ(bcmd.find("with nvcc"), std::string::npos) << bcmd;
+    EXPECT_EQ(std::count(bcmd.begin(), bcmd.end(), '\n'), 2) << bcmd;  // the compile and the link
+  }
+}
+
+// A benchmark with device code of its own is compiled with nvcc, and compile.cmd says why: a
+// kernel in its own text (not tried as plain C++), a kernel in a header it includes (the plain C++
+// compile fails), an element type the harness's kernels object does not instantiate (its link
+// fails). Each builds.
+TEST_F(KernelUnitCompileTest, ABenchmarkWithDeviceCodeOfItsOwnIsCompiledWithNvccSayingWhy) {
+  const std::string bench = kBenchmark;
+  const std::string own_kernel = "__global__ void own_kernel(float* x) { x[0] = 1; }\n";
+  std::ofstream(dir_ / "own.cuh") << own_kernel;
+  struct Case {
+    std::string name, text, why;
+  } cases[] = {
+      {"own", own_kernel + bench, "# with nvcc, not as plain C++: twice_bench.cu has __global__"},
+      {"header", "#include \"own.cuh\"\n" + bench, "# as plain C++: it does not compile as C++ ("},
+      {"type", "#include <adaexplore/harness.cuh>\n#include <vector>\n" +
+                   std::string("struct Gathered { static void use(adaexplore::Benchmark& b) { auto p = b.output<long double>(4); "
+                               "(void)b.gather(p, std::vector<std::size_t>{0}); } };\n") + bench,
+       "# as plain C++: its link failed ("},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::ofstream(dir_ / "twice_bench.cu") << c.text;
+    if (c.name == "type") {  // the template member used, so that its launcher is needed
+      std::ofstream(dir_ / "twice_bench.cu", std::ios::app)
+          << "void adaexplore_test_use(adaexplore::Benchmark& b) { Gathered::use(b); }\n";
+    }
+    const Spec s = spec("sm_90", "work-" + c.name);
+    auto backend = make_cuda_backend(s, DeviceInfo{});
+    (void)backend->prepare(mode(s, 0));
+    const ProgramBackend::BenchmarkBuild& build = static_cast<ProgramBackend&>(*backend).benchmark_build();
+    ASSERT_TRUE(build.error.empty()) << build.error;
+    const std::string bcmd = read_file(build.program.parent_path() / "compile.cmd");
+    EXPECT_NE(bcmd.find(c.why), std::string::npos) << bcmd;
+    // nvcc's compile (no -x c++ in its line) and the link, after the note.
+    const std::string after = bcmd.substr(bcmd.find(c.why));
+    EXPECT_NE(after.find("-DADAEXPLORE_HARNESS_SEPARATE=1 -MD -MF"), std::string::npos) << bcmd;
+    EXPECT_EQ(after.find("-x c++"), std::string::npos) << bcmd;
+    EXPECT_TRUE(fs::exists(build.program));
   }
 }
 

@@ -228,8 +228,15 @@ std::vector<std::string> ProgramBackend::compile_command(const Config& config,
   return argv;
 }
 
-ProgramBackend::HarnessBuild ProgramBackend::plan_harness_object() const {
-  const fs::path source = harness_ / "adaexplore" / "harness_separate.cu";
+namespace {
+// The sources whose text goes into a harness object's name (harness.cuh includes the others).
+constexpr const char* kHarnessSources[] = {"harness_separate.cu", "harness_kernels.cu", "harness.cuh",
+                                           "harness_common.hpp", "harness_kernels.cuh"};
+}  // namespace
+
+ProgramBackend::HarnessBuild ProgramBackend::plan_harness_file(const std::string& file,
+                                                               const std::vector<std::string>& extra) const {
+  const fs::path source = harness_ / "adaexplore" / file;
   std::error_code ec;
   if (!fs::exists(source, ec)) return {};
   std::vector<std::string> argv = compiler_prefix(spec_.compiler);
@@ -240,18 +247,26 @@ ProgramBackend::HarnessBuild ProgramBackend::plan_harness_object() const {
     argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
   if (!runner_command_.empty())
     for (const auto& f : module_flags()) argv.push_back(f);
-  for (const auto& f : harness_object_flags()) argv.push_back(f);
+  for (const auto& f : extra) argv.push_back(f);
   argv.insert(argv.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-c", source.string(), "-o"});
   // Named by everything that goes into it: the command, the compiler (its path resolved and its
   // --version: another toolkit behind the same name gets its own object) and the harness's sources.
   std::string key = toolchain_identity_;
   for (const auto& a : argv) key += a + '\n';
-  for (const char* file : {"harness_separate.cu", "harness.cuh", "harness_common.hpp"})
-    key += read_file(harness_ / "adaexplore" / file);
+  for (const char* name : kHarnessSources)
+    if (const fs::path path = harness_ / "adaexplore" / name; fs::exists(path, ec)) key += read_file(path);
   return {argv, harness_cache_directory(spec_.work_dir) / (content_hash(key).substr(0, 16) + ".o")};
 }
 
-fs::path ProgramBackend::build_harness_object(HarnessBuild build) const {
+ProgramBackend::HarnessBuild ProgramBackend::plan_harness_object() const {
+  return plan_harness_file("harness_separate.cu", harness_object_flags());
+}
+
+ProgramBackend::HarnessBuild ProgramBackend::plan_harness_kernels_object() const {
+  return plan_harness_file("harness_kernels.cu", {});
+}
+
+fs::path ProgramBackend::build_harness_object(HarnessBuild build, const std::string& without_it) const {
   std::error_code ec;
   const fs::path& object = build.object;
   const fs::path directory = object.parent_path();
@@ -275,9 +290,9 @@ fs::path ProgramBackend::build_harness_object(HarnessBuild build) const {
     std::cerr << "[adaexplore] warning: building the harness apart: " << e.what() << "\n";
   }
   fs::remove(partial, ec);
-  std::cerr << "[adaexplore] warning: the harness could not be compiled apart (log: "
-            << (directory / (stem + ".err")).string()
-            << "); every configuration builds with the harness header-only (slower compiles, same results)\n";
+  std::cerr << "[adaexplore] warning: " << build.command[build.command.size() - 3]  // ... -c <source> -o
+            << " could not be compiled apart (log: " << (directory / (stem + ".err")).string() << "); " << without_it
+            << " (slower compiles, same results)\n";
   return {};
 }
 
@@ -296,7 +311,26 @@ fs::path ProgramBackend::harness_object(bool wait) {
       known.set_value(build.object);
       harness_object_ = known.get_future().share();
     } else {
-      harness_object_ = std::async(std::launch::async, [this, build] { return build_harness_object(build); }).share();
+      harness_object_ = std::async(std::launch::async, [this, build] {
+                          return build_harness_object(build, "every configuration builds with the harness header-only");
+                        }).share();
+    }
+    // The kernel unit's benchmark, compiled as plain C++ when it can be, links the harness's
+    // kernels built apart: started with the harness object, cached the same way.
+    HarnessBuild kernels;
+    if (unit_.kernel) try {
+        kernels = plan_harness_kernels_object();
+      } catch (const std::exception& e) {
+        std::cerr << "[adaexplore] warning: the harness's kernels cannot be built apart: " << e.what() << "\n";
+      }
+    if (kernels.object.empty() || fs::exists(kernels.object, ec)) {
+      std::promise<fs::path> known;
+      known.set_value(kernels.object);
+      harness_kernels_ = known.get_future().share();
+    } else {
+      harness_kernels_ = std::async(std::launch::async, [this, kernels] {
+                           return build_harness_object(kernels, "the benchmark is compiled with nvcc");
+                         }).share();
     }
   });
   if (!wait && harness_object_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return {};
@@ -432,6 +466,23 @@ void ProgramBackend::compile_kernel_unit(Prepared& prepared, const ProcessOption
     cache_->store(key, prepared.executable, prepared.directory / "kernel.d", prepared.directory, compile.out, compile.err);
 }
 
+std::string ProgramBackend::host_only_reason() const {
+  std::string text;
+  try {
+    text = read_file(spec_.benchmark_path);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  // Anything of CUDA C++ beyond the runtime API's host functions (a comment naming one counts too:
+  // nvcc is never wrong, only slower).
+  for (const char* mark : {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "<<<",
+                           "__CUDACC__", "__CUDA_ARCH__", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+                           "cudaGetSymbol"})
+    if (text.find(mark) != std::string::npos)
+      return spec_.benchmark_path.filename().string() + " has " + mark;
+  return {};
+}
+
 // The benchmark of the kernel unit, compiled once: as the whole program's compile but without
 // the rendered template (no evaluation folder on the include path, no parameter macros: its host
 // code is the same for every configuration). With the harness built apart, in two parts at once:
@@ -439,7 +490,9 @@ void ProgramBackend::compile_kernel_unit(Prepared& prepared, const ProcessOption
 // object builds (harness_object(), started with this), then one link; header-only, one command,
 // when the harness is not built apart or either part fails.
 ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::string> argv,
-                                                               const std::vector<std::string>& module, bool separate) {
+                                                               const std::vector<std::string>& module, bool separate,
+                                                               const std::vector<std::string>& cxx,
+                                                               const std::string& host_only_why) {
   BenchmarkBuild build;
   const auto start = std::chrono::steady_clock::now();
   const fs::path directory = fs::absolute(spec_.work_dir / "benchmark");
@@ -479,7 +532,46 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   ProcessResult built;
   std::string commands;
   bool done = false;
-  if (separate && harness_object_.valid()) {
+  // As plain C++ first when the benchmark has no device code of its own: the host compiler alone,
+  // against the harness object and the harness's kernels built apart. A __global__, __shared__,
+  // __constant__ or __managed__ in a header it includes is a compile error here (defined to an
+  // unknown name: the toolkit's headers define them only when nvcc has not), as is a <<<>>> launch;
+  // any failure, of the compile or of the link (an element type harness_kernels.cu does not
+  // instantiate), and the benchmark is compiled with nvcc below.
+  if (host_only_why.empty()) {
+    const std::string object = (directory / "benchmark.o").string();
+    std::vector<std::string> part = argv;
+    for (const auto& f : cxx) part.push_back(f);
+    for (const char* keyword : {"__global__", "__shared__", "__constant__", "__managed__"})
+      part.push_back("-D" + std::string(keyword) + "=adaexplore_device_code_in_a_benchmark_compiled_as_plain_cxx");
+    part.insert(part.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-MD", "-MF", depfile, "-c",
+                             spec_.benchmark_path.string(), "-o", object});
+    const ProcessResult compiled = run_process(part, logged_options(directory, "compile-cxx", spec_.compiler.timeout_s));
+    commands += compiled.command_line() + "\n";
+    fs::path harness = separate_refused_ ? fs::path() : harness_object_.get();
+    fs::path kernels = harness_kernels_.get();
+    if (!harness.empty() && !fs::exists(harness, ec)) harness.clear();
+    if (!kernels.empty() && !fs::exists(kernels, ec)) kernels.clear();
+    std::string why = !compiled.ok() ? "it does not compile as C++ (" + first_error_line(compiled.err + compiled.out) +
+                                           "; log: compile-cxx.err)"
+                      : harness.empty() ? "no harness object"
+                      : kernels.empty() ? "no object of the harness's kernels"
+                                        : "";
+    if (why.empty()) {
+      std::vector<std::string> link = base;
+      for (const auto& f : module) link.push_back(f);
+      link.insert(link.end(), {object, harness.string(), kernels.string(), "-o", build.program.string()});
+      built = run_process(link, logged_options(directory, "link", spec_.compiler.timeout_s));
+      commands += built.command_line() + "\n";
+      done = built.ok() && fs::exists(build.program, ec);
+      if (!done) why = "its link failed (" + first_error_line(built.err + built.out) + "; log: link.err)";
+    }
+    fs::remove(object, ec);
+    if (!done) commands += "# as plain C++: " + why + "; with nvcc:\n";
+  } else {
+    commands += "# with nvcc, not as plain C++: " + host_only_why + "\n";
+  }
+  if (!done && separate && harness_object_.valid()) {
     const std::string object = (directory / "benchmark.o").string();
     std::vector<std::string> part = argv;
     part.insert(part.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-MD", "-MF", depfile, "-c",
@@ -537,8 +629,12 @@ void ProgramBackend::start_benchmark_build() {
     std::vector<std::string> module;
     if (!runner_command_.empty()) module = module_flags();
     const bool separate = separate_harness();
-    benchmark_ = std::async(std::launch::async, [this, base, module, separate] {
-      return build_benchmark(base, module, separate);
+    const std::vector<std::string> cxx = harness_object_flags();
+    const std::string host_only_why = !separate || !harness_kernels_.valid() ? "the harness is not built apart"
+                                      : cxx.empty()                          ? "this backend has no plain C++ compile"
+                                                                             : host_only_reason();
+    benchmark_ = std::async(std::launch::async, [this, base, module, separate, cxx, host_only_why] {
+      return build_benchmark(base, module, separate, cxx, host_only_why);
     }).share();
   });
 }
