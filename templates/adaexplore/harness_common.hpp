@@ -98,10 +98,12 @@
 // come from harness_separate.cu, compiled once (and cached, by content, across tunings) with
 // ADAEXPLORE_HARNESS_SEPARATE and ADAEXPLORE_HARNESS_IMPLEMENTATION and linked into every
 // configuration's build, which saves host compile time per configuration (docs/throughput.md).
-// harness_separate.cu holds no device code (the harness's kernels and the functions that launch
-// them are templates, defined for nvcc only, under __CUDACC__), so the tuner compiles it as C++
-// (nvcc -x c++: the host compiler alone, without cudafe++ and cicc), and with the kernel unit
-// while the benchmark's own code compiles.
+// harness_separate.cu holds no device code (the harness's kernels and their launchers are
+// templates in harness_kernels.cuh, defined for nvcc only, under __CUDACC__), so the tuner
+// compiles it as C++ (nvcc -x c++: the host compiler alone, without cudafe++ and cicc), and with
+// the kernel unit while the benchmark's own code compiles. A kernel unit's benchmark without
+// device code of its own is compiled as C++ too, and linked with harness_kernels.cu's object,
+// where the launchers are instantiated for the common element types.
 // A benchmark sees the same API either way, except for what the harness's headers happen to
 // include: it must include the standard headers it uses (the tuner falls back to header-only
 // when it does not).
