@@ -275,6 +275,8 @@ if [ $run_throughput = 1 ]; then
     --spec build-throughput/_adaexplore/kernels/gemm/spec.json --tuner "$tuner" --out "$tdir" \
     --budget "${THROUGHPUT_BUDGET:-100}" --time-limit "${THROUGHPUT_TIME_LIMIT:-150}" $([ "${THROUGHPUT_BEFORE:-1}" = 1 ] && echo --before)
   [ -f "$tdir/summary.md" ] && cat "$tdir/summary.md" >>"$OUT/logs/summary.txt"
+  # How each tuning's benchmark was built (kernel unit: plain C++ or nvcc, and why).
+  find build-throughput -path '*/benchmark/compile.cmd' | while read -r f; do echo "== $f"; cat "$f"; done >"$tdir/benchmark-compile.cmd" 2>&1
 fi
 if [ $run_evaluator = 1 ]; then
   edir=$OUT/logs/evaluator
