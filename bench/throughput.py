@@ -9,7 +9,10 @@ CMake module writes (build/_adaexplore/kernels/gemm/spec.json), so both tools ge
   - AdaExplore: `adaexplore-tuner tune --spec <spec> --budget B --time-limit T --fresh --results
     <out>/adaexplore.jsonl --header <out>/adaexplore.hpp` (default strategy, parallel compiles,
     gemm_bench.cu with the harness, as modules in the tuner's long-lived runner, near-ties
-    re-measured at the end: the tune process's whole wall time counts).
+    re-measured at the end: the tune process's whole wall time counts), with a fresh compile cache
+    of its own (ADAEXPLORE_CACHE_DIR: cubins, the benchmark and the harness objects are all built
+    in the tuning, as in a user's first tuning; the benchmark's compile.cmd is kept as
+    <tag>-benchmark-compile.cmd).
   - Kernel Tuner 1.5.0, backend "cupy" (NVRTC), bench/throughput/gemm_kt.cu (the same header,
     included unchanged), strategy genetic_algorithm (--kt-strategy), strategy_options max_fevals =
     B and time_limit = T, default 7 iterations per configuration, objective "time" (mean ms),
@@ -434,15 +437,29 @@ def run_adaexplore(a, out, tag="adaexplore", spec=None):
     with open(out / f"{tag}-tune.log", "w") as log:
         log.write(shlex.join(cmd) + "\n")
         log.flush()
+        # A compile cache of this tuning's own (cubins, the benchmark, the harness objects): nothing
+        # is served from another tuning of this run (the "before" tuning builds the same harness
+        # object) or from an earlier run; the tuning starts as a user's first one does.
+        cache = Path(tempfile.mkdtemp(prefix=f"adaexplore-cache-{tag}-"))
+        log.write(f"# ADAEXPLORE_CACHE_DIR={cache} (fresh for this tuning)\n")
+        log.flush()
+        env = dict(os.environ, ADAEXPLORE_CACHE_DIR=str(cache))
         t0 = time.perf_counter()
         poller = threading.Thread(target=poll, args=(t0,))
         poller.start()
-        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+        rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, env=env).returncode
         wall = time.perf_counter() - t0
         done.set()
         poller.join()
     (out / f"{tag}-arrivals.json").write_text(json.dumps({"wall_s": wall, "rc": rc, "command": cmd,
-                                                           "arrivals_s": arrivals}))
+                                                           "cache": str(cache), "arrivals_s": arrivals}))
+    # How the kernel unit's benchmark was built in this tuning (plain C++ or nvcc, and why), before
+    # a later command of the same spec (the re-measure) writes its own.
+    work = Path(json.loads(Path(spec or a.spec).read_text()).get("work_dir", ""))
+    if not work.is_absolute():
+        work = Path(spec or a.spec).parent / work
+    if (work / "benchmark" / "compile.cmd").exists():
+        shutil.copyfile(work / "benchmark" / "compile.cmd", out / f"{tag}-benchmark-compile.cmd")
     print(f"{tag}: exit {rc} after {wall:.1f} s (log: {out / (tag + '-tune.log')})")
     return rc
 
