@@ -2139,11 +2139,15 @@ function(_adaexplore_tuner_at_hand out)
   endif()
 endfunction()
 
-# The `tune` command line for a kernel: spec, database, header and, for cuda, the device.
+# The `tune` command line for a kernel: spec, database, header and, for cuda, the device. The
+# tuned headers' folder (every kernel's of this build tree) is --generated: headers there are
+# outputs, left out of the results' key when a template or benchmark includes one.
 function(_adaexplore_tune_command out name backend kernel_dir header)
   _adaexplore_tuner_command(tuner "${name}")
   _adaexplore_database(database)
-  set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --database "${database}" --header "${header}")
+  get_filename_component(generated "${header}" DIRECTORY)
+  set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --database "${database}" --header "${header}"
+      --generated "${generated}")
   if(backend STREQUAL "cuda")
     _adaexplore_device_index(index)
     list(APPEND command --device ${index})

@@ -585,6 +585,52 @@ TEST_P(HostBackendTest, AResultsFileOfOnlySetupFailuresIsSetAside) {
   EXPECT_EQ(f.outcomes.front().status, Status::ok) << f.outcomes.front().message;
 }
 
+// The tuned headers are outputs: a template that includes one (its own tuned header, as a library
+// header with `__has_include` fallbacks does, or another kernel's in the build tree's tuned-header
+// folder, --generated) keeps its key when a tuning rewrites it, and neither is in
+// dependencies.txt (CMake would reconfigure after every tuning). Without --generated, another
+// kernel's header is an input like any other.
+TEST_P(HostBackendTest, TunedHeadersIncludedByTheTemplateAreNotPartOfTheKey) {
+  fs::create_directories(dir_ / "generated" / "adaexplore");
+  write(dir_ / "generated" / "adaexplore" / "other.hpp", "#pragma once\n// other kernel, tuned\n");
+  write(dir_ / "generated" / "adaexplore" / "scale.hpp", "#pragma once\n// this kernel, tuned\n");
+  std::string templ = kTemplate;
+  templ.replace(templ.find("#include <cstddef>"), 0,
+                "#include \"adaexplore/other.hpp\"\n#include \"adaexplore/scale.hpp\"\n");
+  write(dir_ / "scale.hpp.in", templ);
+  nlohmann::json j = spec_json();
+  j["parameters"][0]["values"] = {0, 3};
+  j["defaults"] = {{"MODE", 0}};
+  j["budget"] = {{"evaluations", 1}};
+  j["compiler"]["include_dirs"] = {(dir_ / "generated").string()};
+  std::ofstream(dir_ / "spec.json") << j.dump(2);
+  const Spec s = spec(j);
+  const fs::path own = dir_ / "generated" / "adaexplore" / "scale.hpp", folder = dir_ / "generated" / "adaexplore";
+  const auto headers_of = [&](const std::vector<fs::path>& outputs) {
+    return make_host_backend(s)->included_headers(outputs);
+  };
+  EXPECT_EQ(headers_of({}).size(), 2u) << headers_of({}).dump();  // nothing left out: both are inputs
+  const nlohmann::json without_own = headers_of({own});
+  ASSERT_EQ(without_own.size(), 1u) << without_own.dump();
+  EXPECT_EQ(without_own[0]["name"], "other.hpp");
+  EXPECT_EQ(headers_of({own, folder}).size(), 0u);
+  EXPECT_EQ(read_file(dir_ / "scale.work" / "dependencies.txt"), "");
+  // `tune --header <own> --generated <folder>`: rewriting both headers keeps the key, so the
+  // second tuning resumes the first's results instead of moving them aside.
+  const std::vector<std::string> outputs = {"--header", own.string(), "--generated", folder.string()};
+  ASSERT_EQ(tune_in_process(dir_, outputs).first, kExitOk);
+  write(dir_ / "generated" / "adaexplore" / "other.hpp", "#pragma once\n// other kernel, tuned again\n");
+  const auto [rc, err] = tune_in_process(dir_, outputs);
+  ASSERT_EQ(rc, kExitOk) << err;
+  EXPECT_EQ(err.find("spec, sources or device changed"), std::string::npos) << err;
+  EXPECT_TRUE(fs::exists(own));
+  // Without --generated the other kernel's header is part of the key: its edit is another key.
+  write(dir_ / "generated" / "adaexplore" / "other.hpp", "#pragma once\n// other kernel, tuned a third time\n");
+  const auto [rc3, err3] = tune_in_process(dir_, {"--header", own.string()});
+  ASSERT_EQ(rc3, kExitOk) << err3;
+  EXPECT_NE(err3.find("spec, sources or device changed"), std::string::npos) << err3;
+}
+
 // Issue 23 item 2: the key covers the headers the template and the benchmark include (here a
 // kernel header beside the template, as the examples' kernels/*.cuh), found by the compiler; an
 // edit of one is another key, so its results are not reused. The toolkit's, the system's and the

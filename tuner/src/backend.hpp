@@ -66,8 +66,12 @@ class Backend {
   /// The headers the template and the benchmark include, which the results' key covers
   /// (database.hpp key_parts "includes"): [{"name": file name, "hash": content hash}], sorted,
   /// without the toolkit's, the system's and the harness's. Empty (the default) for a backend
-  /// without sources. ProgramBackend asks the compiler (program_backend.hpp).
-  virtual nlohmann::json included_headers() { return nlohmann::json::array(); }
+  /// without sources. ProgramBackend asks the compiler (program_backend.hpp). `outputs`: files
+  /// and folders (absolute) whose headers are left out too: the tuned headers.
+  virtual nlohmann::json included_headers(const std::vector<std::filesystem::path>& outputs = {}) {
+    (void)outputs;
+    return nlohmann::json::array();
+  }
   /// How configurations are run, in words, for the log and the summary ("" when not applicable).
   virtual std::string evaluation_mode() const { return {}; }
   /// Evaluations the backend can prepare concurrently (compile workers); 1 = sequential.

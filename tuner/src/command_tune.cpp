@@ -43,6 +43,7 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
 
 struct TuneArgs {
   std::string spec, header, results, database, strategy, arch;
+  std::vector<std::string> generated;  // --generated: tuned headers' folders, outputs left out of the key
   std::size_t budget = 0, jobs = 0, warm_start = 4, confirm_rounds = 3, in_flight = 0;
   double confirm_margin = 0.03;
   std::uint64_t seed = 0;
@@ -211,7 +212,13 @@ int run_tune(const TuneArgs& a) {
 
   ResultsHeader header;
   header.kernel = spec.name;
-  header.key_parts = key_parts(spec, backend->name(), backend->device(), backend->included_headers());
+  // The tuned headers are outputs, never inputs: this tuning's, and (--generated) the folders of
+  // the build tree's tuned headers, other kernels' included, stay out of the key even when the
+  // template or the benchmark includes one (a library header that includes its own tuned header:
+  // else every tuning that changes it would set its own results aside).
+  std::vector<std::filesystem::path> outputs = {std::filesystem::absolute(default_path(spec, a.header, spec.name + ".hpp"))};
+  for (const auto& g : a.generated) outputs.push_back(std::filesystem::absolute(g));
+  header.key_parts = key_parts(spec, backend->name(), backend->device(), backend->included_headers(outputs));
   header.key = content_hash(header.key_parts.dump());
   header.device = backend->device();
   header.strategy = spec.strategy;
@@ -351,6 +358,10 @@ Command register_tune_command(CLI::App& app) {
   sub->add_option("--spec", a->spec, "tuning spec (JSON; format in tuner/src/spec.hpp and docs/)")->required()
       ->check(CLI::ExistingFile);
   sub->add_option("--header", a->header, "header to write (default <work_dir>/<name>.hpp); rewritten only when its content changes");
+  sub->add_option("--generated", a->generated,
+                  "a folder of tuned headers (repeatable; the CMake module gives its build tree's): headers under it, "
+                  "like the --header file itself, are outputs and left out of the results' key when the template or "
+                  "the benchmark includes them");
   auto* results = sub->add_option(
       "--results", a->results,
       "results file, JSON Lines, appended per evaluation (default <work_dir>/results.jsonl); an existing file with "

@@ -796,7 +796,7 @@ std::vector<std::string> ProgramBackend::scan_command(const fs::path& source, co
   return argv;
 }
 
-nlohmann::json ProgramBackend::included_headers() {
+nlohmann::json ProgramBackend::included_headers(const std::vector<fs::path>& outputs) {
   const fs::path directory = fs::absolute(spec_.work_dir / "dependencies");
   fs::create_directories(directory);
   render(spec_.defaults, directory);
@@ -811,9 +811,11 @@ nlohmann::json ProgramBackend::included_headers() {
   // /usr/bin that is /usr/include), the system's and the harness's; not the rest of the toolkit's
   // prefix (/usr for /usr/bin/nvcc: /usr/local/include, /usr/src/app/... hold a project's headers).
   const fs::path toolkit = compiler.parent_path().parent_path();
-  CompileCache cache(harness_cache_directory(spec_.work_dir).parent_path() / "dependencies",
-                     {toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc", harness_});
+  std::vector<fs::path> ignored = {toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc", harness_};
+  ignored.insert(ignored.end(), outputs.begin(), outputs.end());
+  CompileCache cache(harness_cache_directory(spec_.work_dir).parent_path() / "dependencies", ignored);
   std::string key = "dependencies (external headers only)\n" + compiler.string() + '\n' + version_output_ + '\n';
+  for (const auto& o : outputs) key += "left out: " + o.string() + '\n';  // the stored rule is filtered by them
   for (const auto& command : commands) {
     for (std::string a : command) {
       for (std::size_t at = a.find(directory.string()); at != std::string::npos; at = a.find(directory.string(), at + 6))

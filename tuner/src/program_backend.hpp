@@ -108,13 +108,14 @@ class ProgramBackend : public Backend {
   /// compiler's dependency output (`-M -MF`, run without the launcher, with a configuration's
   /// flags, include folders and definitions, in <work_dir>/dependencies/), for the results' key;
   /// headers under the toolkit's folder, /usr/include, /usr/lib, /usr/local/include and the
-  /// harness's folder are left out (the compiler's identity and the tuner cover them). The scan is
+  /// harness's folder are left out (the compiler's identity and the tuner cover them), and so are
+  /// `outputs` (the tuned headers: files or folders). The scan is
   /// kept in the compile cache (kernel_unit.hpp CompileCache, by the command and the sources'
   /// text, valid while its headers are unchanged): a reconfigure with nothing changed runs no
   /// compiler. Writes the headers' paths, one per line, to <work_dir>/dependencies.txt (the CMake
   /// module adds them to CMAKE_CONFIGURE_DEPENDS). A scan the compiler rejects is
   /// [{"scan": "failed"}], with a warning naming its log.
-  nlohmann::json included_headers() override;
+  nlohmann::json included_headers(const std::vector<std::filesystem::path>& outputs = {}) override;
   ~ProgramBackend() override;
   /// The object of the harness built apart (separate_harness()) once its build, started in the
   /// background by the first prepare() (or by this call), is done; empty before that (`wait`
