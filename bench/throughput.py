@@ -460,6 +460,7 @@ def run_adaexplore(a, out, tag="adaexplore", spec=None):
         work = Path(spec or a.spec).parent / work
     if (work / "benchmark" / "compile.cmd").exists():
         shutil.copyfile(work / "benchmark" / "compile.cmd", out / f"{tag}-benchmark-compile.cmd")
+    shutil.rmtree(cache, ignore_errors=True)
     print(f"{tag}: exit {rc} after {wall:.1f} s (log: {out / (tag + '-tune.log')})")
     return rc
 

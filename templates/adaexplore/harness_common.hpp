@@ -296,7 +296,7 @@ Verification compare_values(const T* got, const T* expected, std::size_t n, Tole
     const double g = static_cast<double>(got[i]), e = static_cast<double>(expected[i]);
     const double err = std::fabs(g - e);
     // The product rounded on its own, never fused into a multiply-add (-ffp-contract=fast with
-    // FMA hardware would), as the device's comparison does (harness.cuh, compare_kernel).
+    // FMA hardware would), as the device's comparison does (harness_kernels.cuh, compare_kernel).
     volatile double scaled = tol.rel * std::fabs(e);
     const bool bad = !std::isfinite(g) || !(err <= tol.abs + scaled);
     if (std::isfinite(g)) {

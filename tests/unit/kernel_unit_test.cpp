@@ -265,11 +265,16 @@ TEST_F(KernelUnitCompileTest, ABenchmarkWithDeviceCodeOfItsOwnIsCompiledWithNvcc
   const std::string bench = kBenchmark;
   const std::string own_kernel = "__global__ void own_kernel(float* x) { x[0] = 1; }\n";
   std::ofstream(dir_ / "own.cuh") << own_kernel;
+  std::ofstream(dir_ / "symbol.cuh") << "#include <cuda_runtime.h>\n__device__ float table[4];\n"
+                                        "inline cudaError_t upload(const float* t) { return cudaMemcpyToSymbol(table, t, 16); }\n";
   struct Case {
     std::string name, text, why;
   } cases[] = {
       {"own", own_kernel + bench, "# with nvcc, not as plain C++: twice_bench.cu has __global__"},
       {"header", "#include \"own.cuh\"\n" + bench, "# as plain C++: it does not compile as C++ ("},
+      // A __device__ variable compiles as a host one in plain C++ (and a copy to it would fail at
+      // run time): found in the headers the compile listed.
+      {"symbol", "#include \"symbol.cuh\"\n" + bench, "# as plain C++: symbol.cuh has __device__"},
       {"type", "#include <adaexplore/harness.cuh>\n#include <vector>\n" +
                    std::string("struct Gathered { static void use(adaexplore::Benchmark& b) { auto p = b.output<long double>(4); "
                                "(void)b.gather(p, std::vector<std::size_t>{0}); } };\n") + bench,
@@ -294,6 +299,10 @@ TEST_F(KernelUnitCompileTest, ABenchmarkWithDeviceCodeOfItsOwnIsCompiledWithNvcc
     EXPECT_NE(after.find("-DADAEXPLORE_HARNESS_SEPARATE=1 -MD -MF"), std::string::npos) << bcmd;
     EXPECT_EQ(after.find("-x c++"), std::string::npos) << bcmd;
     EXPECT_TRUE(fs::exists(build.program));
+    if (c.name == "type") {  // the missing instantiation named, its log kept apart from nvcc's link
+      EXPECT_NE(bcmd.find("launch_gather"), std::string::npos) << bcmd;
+      EXPECT_NE(read_file(build.program.parent_path() / "link-cxx.err").find("launch_gather"), std::string::npos);
+    }
   }
 }
 

@@ -312,13 +312,16 @@ fs::path ProgramBackend::harness_object(bool wait) {
       harness_object_ = known.get_future().share();
     } else {
       harness_object_ = std::async(std::launch::async, [this, build] {
-                          return build_harness_object(build, "every configuration builds with the harness header-only");
+                          return build_harness_object(build, unit_.kernel
+                                                                 ? "the benchmark builds with the harness header-only"
+                                                                 : "every configuration builds with the harness header-only");
                         }).share();
     }
     // The kernel unit's benchmark, compiled as plain C++ when it can be, links the harness's
-    // kernels built apart: started with the harness object, cached the same way.
+    // kernels built apart: started with the harness object, cached the same way; not built for a
+    // benchmark with device code in its own text (compiled with nvcc, which defines them itself).
     HarnessBuild kernels;
-    if (unit_.kernel) try {
+    if (unit_.kernel && host_only_reason().empty()) try {
         kernels = plan_harness_kernels_object();
       } catch (const std::exception& e) {
         std::cerr << "[adaexplore] warning: the harness's kernels cannot be built apart: " << e.what() << "\n";
@@ -466,6 +469,20 @@ void ProgramBackend::compile_kernel_unit(Prepared& prepared, const ProcessOption
     cache_->store(key, prepared.executable, prepared.directory / "kernel.d", prepared.directory, compile.out, compile.err);
 }
 
+namespace {
+// The first sign of CUDA C++ beyond the runtime API's host functions in `text`, or none (a
+// comment naming one counts too: nvcc is never wrong, only slower). `__device__` and the
+// symbol copies matter although the plain C++ compile accepts them: a `__device__` variable
+// there is a host variable, and a copy to it fails at run time.
+const char* device_code_mark(const std::string& text) {
+  for (const char* mark : {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "<<<",
+                           "__CUDACC__", "__CUDA_ARCH__", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+                           "cudaGetSymbol", "CUDART_VERSION"})
+    if (text.find(mark) != std::string::npos) return mark;
+  return nullptr;
+}
+}  // namespace
+
 std::string ProgramBackend::host_only_reason() const {
   std::string text;
   try {
@@ -473,19 +490,40 @@ std::string ProgramBackend::host_only_reason() const {
   } catch (const std::exception& e) {
     return e.what();
   }
-  // Anything of CUDA C++ beyond the runtime API's host functions (a comment naming one counts too:
-  // nvcc is never wrong, only slower).
-  for (const char* mark : {"__global__", "__device__", "__shared__", "__constant__", "__managed__", "<<<",
-                           "__CUDACC__", "__CUDA_ARCH__", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
-                           "cudaGetSymbol"})
-    if (text.find(mark) != std::string::npos)
-      return spec_.benchmark_path.filename().string() + " has " + mark;
+  if (const char* mark = device_code_mark(text)) return spec_.benchmark_path.filename().string() + " has " + mark;
+  return {};
+}
+
+std::string ProgramBackend::header_with_device_code(const fs::path& dependency_file) const {
+  std::error_code ec;
+  const fs::path toolkit = fs::weakly_canonical(find_program(spec_.compiler.path), ec).parent_path().parent_path();
+  const fs::path harness = fs::weakly_canonical(harness_, ec);
+  const fs::path benchmark = fs::weakly_canonical(spec_.benchmark_path, ec);
+  const auto under = [](const fs::path& p, const fs::path& prefix) {
+    const std::string s = p.string(), q = prefix.string();
+    return !q.empty() && s.compare(0, q.size(), q) == 0 && (s.size() == q.size() || s[q.size()] == '/');
+  };
+  try {
+    for (const fs::path& dep : parse_dependency_file(read_file(dependency_file))) {
+      const fs::path path = fs::weakly_canonical(dep, ec);
+      if (ec || path == benchmark) continue;
+      bool system = false;
+      for (const fs::path& prefix : {toolkit / "include", toolkit / "targets", fs::path("/usr/include"),
+                                     fs::path("/usr/lib/gcc"), harness})
+        system = system || under(path, prefix);
+      if (system) continue;
+      if (const char* mark = device_code_mark(read_file(path))) return path.filename().string() + " has " + mark;
+    }
+  } catch (const std::exception& e) {
+    return std::string("its headers could not be read (") + e.what() + ")";
+  }
   return {};
 }
 
 // The benchmark of the kernel unit, compiled once: as the whole program's compile but without
 // the rendered template (no evaluation folder on the include path, no parameter macros: its host
-// code is the same for every configuration). With the harness built apart, in two parts at once:
+// code is the same for every configuration). As plain C++ first when it can be (see below), else
+// with nvcc. With the harness built apart, in two parts at once:
 // the benchmark's own code to an object (-c, ADAEXPLORE_HARNESS_SEPARATE) while the harness
 // object builds (harness_object(), started with this), then one link; header-only, one command,
 // when the harness is not built apart or either part fails.
@@ -536,8 +574,10 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   // against the harness object and the harness's kernels built apart. A __global__, __shared__,
   // __constant__ or __managed__ in a header it includes is a compile error here (defined to an
   // unknown name: the toolkit's headers define them only when nvcc has not), as is a <<<>>> launch;
-  // any failure, of the compile or of the link (an element type harness_kernels.cu does not
-  // instantiate), and the benchmark is compiled with nvcc below.
+  // the headers it included (its dependency file, outside the toolkit, the system and the harness)
+  // are then read for the rest (__device__, __CUDACC__, a symbol copy: header_with_device_code).
+  // Any of these, or a failed link (an element type harness_kernels.cu does not instantiate), and
+  // the benchmark is compiled with nvcc below.
   if (host_only_why.empty()) {
     const std::string object = (directory / "benchmark.o").string();
     std::vector<std::string> part = argv;
@@ -548,12 +588,14 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
                              spec_.benchmark_path.string(), "-o", object});
     const ProcessResult compiled = run_process(part, logged_options(directory, "compile-cxx", spec_.compiler.timeout_s));
     commands += compiled.command_line() + "\n";
+    const std::string in_header = compiled.ok() ? header_with_device_code(depfile) : std::string();
     fs::path harness = separate_refused_ ? fs::path() : harness_object_.get();
     fs::path kernels = harness_kernels_.get();
     if (!harness.empty() && !fs::exists(harness, ec)) harness.clear();
     if (!kernels.empty() && !fs::exists(kernels, ec)) kernels.clear();
     std::string why = !compiled.ok() ? "it does not compile as C++ (" + first_error_line(compiled.err + compiled.out) +
                                            "; log: compile-cxx.err)"
+                      : !in_header.empty() ? in_header
                       : harness.empty() ? "no harness object"
                       : kernels.empty() ? "no object of the harness's kernels"
                                         : "";
@@ -561,10 +603,18 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
       std::vector<std::string> link = base;
       for (const auto& f : module) link.push_back(f);
       link.insert(link.end(), {object, harness.string(), kernels.string(), "-o", build.program.string()});
-      built = run_process(link, logged_options(directory, "link", spec_.compiler.timeout_s));
+      built = run_process(link, logged_options(directory, "link-cxx", spec_.compiler.timeout_s));
       commands += built.command_line() + "\n";
       done = built.ok() && fs::exists(build.program, ec);
-      if (!done) why = "its link failed (" + first_error_line(built.err + built.out) + "; log: link.err)";
+      if (!done) {  // the linker's own line (an undefined launch_gather<T>, ...), not collect2's summary
+        const std::string text = built.err + built.out;
+        std::string line = first_error_line(text);
+        if (const std::size_t at = text.find("undefined reference"); at != std::string::npos) {
+          const std::size_t end = text.find('\n', at);
+          line = text.substr(at, std::min<std::size_t>(end == std::string::npos ? text.size() - at : end - at, 300));
+        }
+        why = "its link failed (" + line + "; log: link-cxx.err)";
+      }
     }
     fs::remove(object, ec);
     if (!done) commands += "# as plain C++: " + why + "; with nvcc:\n";

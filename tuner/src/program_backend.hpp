@@ -179,7 +179,8 @@ class ProgramBackend : public Backend {
   /// why). cuda: yes; host: no (its harness compiles fast header-only).
   virtual bool separate_harness() const { return false; }
   /// Options for the harness built apart, before its source (cuda: -x c++: its non-template
-  /// functions hold no device code, so nvcc hands them to the host compiler, no device passes).
+  /// functions hold no device code, so nvcc hands them to the host compiler, no device passes);
+  /// also those of the kernel unit's benchmark compiled as plain C++ (build_benchmark).
   virtual std::vector<std::string> harness_object_flags() const { return {}; }
 
  private:
@@ -221,6 +222,9 @@ class ProgramBackend : public Backend {
   // device code (__global__, __device__, <<<, __CUDACC__, a symbol copy, ...); empty when it is
   // tried.
   std::string host_only_reason() const;
+  // The first header in `dependency_file` (outside the toolkit's, the system's and the harness's
+  // folders) whose text names device code, as "<file> has <mark>"; empty when none does.
+  std::string header_with_device_code(const std::filesystem::path& dependency_file) const;
   // The scan of included_headers(): `source`'s dependency file, the command made like a compile's.
   std::vector<std::string> scan_command(const std::filesystem::path& source, const std::filesystem::path& directory,
                                         bool benchmark) const;
