@@ -682,6 +682,49 @@ TEST(Tuner, NoSetupErrorOnceAConfigurationSucceeded) {
   EXPECT_THROW(run_tuning(s, {0, 1}, backend2, failing, o, nullptr), SetupError);
 }
 
+// Two measuring workers: the same launch failure everywhere except {5, 5}, whose measurement is
+// still running (300 ms) when the window of identical failures fills. The loop records it before
+// judging the setup, so the success counts and the tuning goes on; before (found by a review) the
+// SetupError dropped the measurement in flight.
+class SlowSuccessAmongSetupFailuresBackend : public FakeBackend {
+ public:
+  SlowSuccessAmongSetupFailuresBackend() : FakeBackend(4) {}
+  std::size_t measure_slots() const override { return 2; }
+  Prepared prepare(const Config& c) override {
+    Prepared p;
+    p.config = c;
+    return p;
+  }
+  Outcome measure_on(Prepared& p, std::size_t) override {
+    if (p.config == Config{5, 5}) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      return outcome_for(p.config);
+    }
+    Outcome o;
+    o.status = Status::launch_error;
+    o.message = "cudaErrorNoKernelImageForDevice: no kernel image is available (configuration " +
+                std::to_string(p.config[0]) + std::to_string(p.config[1]) + ")";
+    return o;
+  }
+};
+
+TEST(Tuner, AMeasurementInFlightIsRecordedBeforeTheSetupIsJudgedBroken) {
+  const Space s = space();
+  SlowSuccessAmongSetupFailuresBackend backend;
+  ListStrategy strategy({{5, 5}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {1, 1}});
+  TuneOptions o = options(7);
+  o.setup_failure_window = 3;
+  TuneReport r;
+  ASSERT_NO_THROW(r = run_tuning(s, {0, 1}, backend, strategy, o, nullptr));
+  ASSERT_TRUE(r.best);
+  EXPECT_EQ(r.best->config, (Config{5, 5}));
+  EXPECT_EQ(r.outcomes.size(), 7u);
+  // Without the success the same failures are a SetupError, with two workers too.
+  SlowSuccessAmongSetupFailuresBackend backend2;
+  ListStrategy failing({{0, 2}, {0, 3}, {0, 4}, {0, 5}, {1, 1}});
+  EXPECT_THROW(run_tuning(s, {0, 1}, backend2, failing, o, nullptr), SetupError);
+}
+
 TEST(Tuner, TimeLimitIsRespected) {
   const Space s = space();
   FakeBackend backend(1, std::chrono::milliseconds(40));

@@ -385,7 +385,10 @@ class Loop {
       measuring_.front().outcome.wait_for(std::chrono::milliseconds(2));
     }
   }
-  void finish(std::size_t index) {
+  // `check`: whether this outcome may stop the tuning as a broken setup (check_setup). Before it
+  // does, the other measurements in flight are recorded first: one of them may succeed (the setup
+  // is fine after all), and a measured outcome is never dropped for a verdict it would change.
+  void finish(std::size_t index, bool check = true) {
     Measuring m = std::move(measuring_[index]);
     measuring_.erase(measuring_.begin() + static_cast<long>(index));
     Measured measured = m.outcome.get();
@@ -395,6 +398,9 @@ class Loop {
     in_flight_.erase(m.config);
     classify_slow(o);
     record(o, /*fresh=*/true);
+    if (!check) return;
+    if (!measuring_.empty() && setup_failures_only(report_.outcomes, options_.setup_failure_window))
+      while (!measuring_.empty()) finish(0, /*check=*/false);
     check_setup();
   }
 
