@@ -306,6 +306,25 @@ TEST_F(KernelUnitCompileTest, ABenchmarkWithDeviceCodeOfItsOwnIsCompiledWithNvcc
   }
 }
 
+// A harness folder without harness_kernels.cu (an older install): no plain C++ compile is tried
+// (it could not be linked), the benchmark is compiled with nvcc at once and compile.cmd says why.
+TEST_F(KernelUnitCompileTest, WithoutTheHarnessKernelsSourceTheBenchmarkIsCompiledWithNvccAtOnce) {
+  const fs::path harness = dir_ / "harness";
+  fs::create_directories(harness / "adaexplore");
+  for (const auto& f : fs::directory_iterator(fs::path(ADAEXPLORE_SOURCE_DIR) / "templates" / "adaexplore"))
+    if (f.path().filename() != "harness_kernels.cu") fs::copy_file(f.path(), harness / "adaexplore" / f.path().filename());
+  const test::ScopedEnv env("ADAEXPLORE_HARNESS_DIR", harness.string());
+  const Spec s = spec("sm_90");
+  auto backend = make_cuda_backend(s, DeviceInfo{});
+  (void)backend->prepare(mode(s, 0));
+  const ProgramBackend::BenchmarkBuild& build = static_cast<ProgramBackend&>(*backend).benchmark_build();
+  ASSERT_TRUE(build.error.empty()) << build.error;
+  const std::string bcmd = read_file(build.program.parent_path() / "compile.cmd");
+  EXPECT_EQ(bcmd.find("# with nvcc, not as plain C++: no object of the harness's kernels\n"), 0u) << bcmd;
+  EXPECT_EQ(bcmd.find("-x c++"), std::string::npos) << bcmd;
+  EXPECT_TRUE(fs::exists(build.program));
+}
+
 TEST_F(KernelUnitCompileTest, ARepeatedConfigurationIsServedFromTheCacheUntilAnIncludedHeaderChanges) {
   const Spec s = spec("sm_90");
   const Prepared first = make_cuda_backend(s, DeviceInfo{})->prepare(mode(s, 0));

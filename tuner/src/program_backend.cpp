@@ -680,8 +680,17 @@ void ProgramBackend::start_benchmark_build() {
     if (!runner_command_.empty()) module = module_flags();
     const bool separate = separate_harness();
     const std::vector<std::string> cxx = harness_object_flags();
+    // An object already known to be missing (its source absent, its plan failed) is not waited
+    // for: no plain C++ compile that could not be linked.
+    const auto known_missing = [](const std::shared_future<fs::path>& f) {
+      return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready && f.get().empty();
+    };
     const std::string host_only_why = !separate || !harness_kernels_.valid() ? "the harness is not built apart"
                                       : cxx.empty()                          ? "this backend has no plain C++ compile"
+                                      : known_missing(harness_kernels_)      ? host_only_reason().empty()
+                                                                                   ? "no object of the harness's kernels"
+                                                                                   : host_only_reason()
+                                      : known_missing(harness_object_)       ? "no harness object"
                                                                              : host_only_reason();
     benchmark_ = std::async(std::launch::async, [this, base, module, separate, cxx, host_only_why] {
       return build_benchmark(base, module, separate, cxx, host_only_why);
