@@ -137,16 +137,22 @@ bool CompileCache::ignored(const fs::path& p) const {
   return false;
 }
 
-std::vector<CompileCache::Header> CompileCache::headers(const fs::path& dependency_file, const fs::path& own_folder) const {
-  std::vector<Header> headers;
+std::vector<fs::path> CompileCache::listed(const fs::path& dependency_file, const fs::path& own_folder) const {
+  std::vector<fs::path> paths;
   std::error_code ec;
   const fs::path own = fs::weakly_canonical(own_folder, ec);
   for (const fs::path& dep : parse_dependency_file(read_file(dependency_file))) {
     // A relative path is the compiler's, which ran in own_folder (a relative -I in the flags).
     const fs::path path = fs::weakly_canonical(dep.is_relative() ? own_folder / dep : dep, ec);
     if (ec || ignored(path) || path.parent_path() == own) continue;
-    headers.push_back({path, content_hash(read_file(path))});
+    paths.push_back(path);
   }
+  return paths;
+}
+
+std::vector<CompileCache::Header> CompileCache::headers(const fs::path& dependency_file, const fs::path& own_folder) const {
+  std::vector<Header> headers;
+  for (const fs::path& path : listed(dependency_file, own_folder)) headers.push_back({path, content_hash(read_file(path))});
   return headers;
 }
 

@@ -83,6 +83,9 @@ class CompileCache {
   /// order, those under an ignored prefix or in `own_folder` left out. Throws (render.hpp
   /// read_file) when the file or a header cannot be read.
   std::vector<Header> headers(const std::filesystem::path& dependency_file, const std::filesystem::path& own_folder) const;
+  /// Their paths alone (the same filter, nothing read but `dependency_file`).
+  std::vector<std::filesystem::path> listed(const std::filesystem::path& dependency_file,
+                                            const std::filesystem::path& own_folder) const;
 
  private:
   std::filesystem::path entry(const std::string& key) const;

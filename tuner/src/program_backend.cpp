@@ -70,6 +70,17 @@ fs::path harness_cache_directory(const fs::path& work_dir) {
   return candidates.back();
 }
 
+// The folders whose headers no key covers by content (the compiler's identity does): the toolkit's
+// own (its include and targets folders: for a compiler in /usr/bin that is /usr/include) and the
+// system's; not the rest of the toolkit's prefix (/usr for /usr/bin/nvcc: /usr/local/include,
+// where an installed AdaExplore puts its harness and CUTLASS or CUB installs go, /usr/src/app/...
+// hold a project's headers: one there that changes must change the key).
+std::vector<fs::path> system_header_folders(const fs::path& compiler_path) {
+  std::error_code ec;
+  const fs::path toolkit = fs::weakly_canonical(find_program(compiler_path), ec).parent_path().parent_path();
+  return {toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc"};
+}
+
 // -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir> -I<spec include dirs>, each once.
 std::vector<std::string> include_flags(const Spec& spec, const fs::path& eval_dir,
                                        const fs::path& harness) {
@@ -169,15 +180,8 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
   unit_ = choose_compile_unit(spec_, rendered_name(spec_.template_path), kernel_unit_capable);
   if (unit_.kernel) {
     // The toolkit's and the system's headers are covered by the compiler's identity in the key.
-    const fs::path compiler = find_program(spec_.compiler.path);
-    std::error_code ec;
-    const fs::path toolkit = fs::weakly_canonical(compiler, ec).parent_path().parent_path();
-    // Only the toolkit's own headers (its include and targets folders) and the system's; not
-    // /usr/local/include, where an installed AdaExplore puts its harness (and CUTLASS, CUB
-    // installs go): a header there that changes must change the key.
-    cache_ = std::make_unique<CompileCache>(
-        harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
-        std::vector<fs::path>{toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc"});
+    cache_ = std::make_unique<CompileCache>(harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
+                                            system_header_folders(spec_.compiler.path));
   }
 }
 
@@ -321,7 +325,8 @@ fs::path ProgramBackend::harness_object(bool wait) {
     // kernels built apart: started with the harness object, cached the same way; not built for a
     // benchmark with device code in its own text (compiled with nvcc, which defines them itself).
     HarnessBuild kernels;
-    if (unit_.kernel && host_only_reason().empty()) try {
+    if (unit_.kernel) own_device_code_ = host_only_reason();
+    if (unit_.kernel && own_device_code_.empty()) try {
         kernels = plan_harness_kernels_object();
       } catch (const std::exception& e) {
         std::cerr << "[adaexplore] warning: the harness's kernels cannot be built apart: " << e.what() << "\n";
@@ -496,22 +501,13 @@ std::string ProgramBackend::host_only_reason() const {
 
 std::string ProgramBackend::header_with_device_code(const fs::path& dependency_file) const {
   std::error_code ec;
-  const fs::path toolkit = fs::weakly_canonical(find_program(spec_.compiler.path), ec).parent_path().parent_path();
-  const fs::path harness = fs::weakly_canonical(harness_, ec);
   const fs::path benchmark = fs::weakly_canonical(spec_.benchmark_path, ec);
-  const auto under = [](const fs::path& p, const fs::path& prefix) {
-    const std::string s = p.string(), q = prefix.string();
-    return !q.empty() && s.compare(0, q.size(), q) == 0 && (s.size() == q.size() || s[q.size()] == '/');
-  };
+  std::vector<fs::path> ignored = system_header_folders(spec_.compiler.path);
+  ignored.push_back(harness_);
+  const CompileCache filter(fs::path(), ignored);  // its header filter only: nothing stored
   try {
-    for (const fs::path& dep : parse_dependency_file(read_file(dependency_file))) {
-      const fs::path path = fs::weakly_canonical(dep, ec);
-      if (ec || path == benchmark) continue;
-      bool system = false;
-      for (const fs::path& prefix : {toolkit / "include", toolkit / "targets", fs::path("/usr/include"),
-                                     fs::path("/usr/lib/gcc"), harness})
-        system = system || under(path, prefix);
-      if (system) continue;
+    for (const fs::path& path : filter.listed(dependency_file, dependency_file.parent_path())) {
+      if (path == benchmark) continue;
       if (const char* mark = device_code_mark(read_file(path))) return path.filename().string() + " has " + mark;
     }
   } catch (const std::exception& e) {
@@ -680,18 +676,20 @@ void ProgramBackend::start_benchmark_build() {
     if (!runner_command_.empty()) module = module_flags();
     const bool separate = separate_harness();
     const std::vector<std::string> cxx = harness_object_flags();
-    // An object already known to be missing (its source absent, its plan failed) is not waited
-    // for: no plain C++ compile that could not be linked.
+    // Why not as plain C++, if so (empty: tried). An object already known to be missing (its
+    // source absent, its plan failed) is not waited for: no plain C++ compile that could not be
+    // linked. harness_object() above judged the benchmark's own text (own_device_code_).
     const auto known_missing = [](const std::shared_future<fs::path>& f) {
       return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready && f.get().empty();
     };
-    const std::string host_only_why = !separate || !harness_kernels_.valid() ? "the harness is not built apart"
-                                      : cxx.empty()                          ? "this backend has no plain C++ compile"
-                                      : known_missing(harness_kernels_)      ? host_only_reason().empty()
-                                                                                   ? "no object of the harness's kernels"
-                                                                                   : host_only_reason()
-                                      : known_missing(harness_object_)       ? "no harness object"
-                                                                             : host_only_reason();
+    const std::string host_only_why = [&]() -> std::string {
+      if (!separate || !harness_kernels_.valid()) return "the harness is not built apart";
+      if (cxx.empty()) return "this backend has no plain C++ compile";
+      if (!own_device_code_.empty()) return own_device_code_;
+      if (known_missing(harness_kernels_)) return "no object of the harness's kernels";
+      if (known_missing(harness_object_)) return "no harness object";
+      return {};
+    }();
     benchmark_ = std::async(std::launch::async, [this, base, module, separate, cxx, host_only_why] {
       return build_benchmark(base, module, separate, cxx, host_only_why);
     }).share();
@@ -866,11 +864,10 @@ nlohmann::json ProgramBackend::included_headers(const std::vector<fs::path>& out
   const fs::path found = directory / "dependencies.d";  // both scans' headers, one rule
   std::error_code ec;
   const fs::path compiler = fs::weakly_canonical(find_program(spec_.compiler.path), ec);
-  // Left out: the toolkit's own headers (its include and targets folders: for a compiler in
-  // /usr/bin that is /usr/include), the system's and the harness's; not the rest of the toolkit's
-  // prefix (/usr for /usr/bin/nvcc: /usr/local/include, /usr/src/app/... hold a project's headers).
-  const fs::path toolkit = compiler.parent_path().parent_path();
-  std::vector<fs::path> ignored = {toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc", harness_};
+  // Left out: the toolkit's and the system's headers (system_header_folders), the harness's, and
+  // the outputs.
+  std::vector<fs::path> ignored = system_header_folders(spec_.compiler.path);
+  ignored.push_back(harness_);
   ignored.insert(ignored.end(), outputs.begin(), outputs.end());
   CompileCache cache(harness_cache_directory(spec_.work_dir).parent_path() / "dependencies", ignored);
   std::string key = "dependencies (external headers only)\n" + compiler.string() + '\n' + version_output_ + '\n';

@@ -250,6 +250,7 @@ class ProgramBackend : public Backend {
   std::once_flag harness_started_;
   std::shared_future<std::filesystem::path> harness_object_;  // build_harness_object(), in the background
   std::shared_future<std::filesystem::path> harness_kernels_;  // the kernel unit's: harness_kernels.cu's object
+  std::string own_device_code_;  // host_only_reason(), judged once with the harness objects' start
   std::atomic<bool> separate_worked_{false};   // a configuration compiled against the harness built apart
   bool header_only_harness_ = false;           // use_header_only_harness()
   std::atomic<bool> separate_refused_{false};  // the benchmark compiles header-only only (see prepare)
