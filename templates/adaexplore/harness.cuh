@@ -250,7 +250,7 @@ class Benchmark {
   auto once(const std::string& key, Make make) -> const decltype(make())& {
     using Vector = decltype(make());
     using T = typename Vector::value_type;
-    const std::string full = once_key(key, sizeof(T), options_.seed, options_.user_args);
+    const std::string full = once_key(key, sizeof(T), options_.seed, options_.once_args());
     auto& cache = detail::once_cache();
     if (!generation_) generation_ = ++detail::once_generation();
     auto at = cache.find(std::string(typeid(Vector).name()) + '\x1f' + full);
@@ -286,6 +286,12 @@ class Benchmark {
   long long param(const std::string& name);
   /// The value's text, as the template's placeholder was replaced with it.
   const std::string& param_text(const std::string& name);
+  /// The problem size being tuned (SIZES "M=512 N=512 K=512" ...; the spec's "sizes"): the value
+  /// of `name` (--adaexplore-size NAME=VALUE, passed by the tuner for every name of the size), an
+  /// integer >= 1. Without it, size(name) is a launch_error naming the sizes given, and
+  /// size(name, fallback) is `fallback` (a benchmark run at one size, or by hand).
+  long long size(const std::string& name);
+  long long size(const std::string& name, long long fallback);
   /// A value the template computed at compile time and exported with ADAEXPLORE_EXPORT(name, expr)
   /// (adaexplore/kernel_unit.cuh), e.g. the block size of a Policy type: the template's
   /// `ADAEXPLORE_EXPORT(threads, Policy::kThreads)` and the benchmark's bench.exported("threads").
@@ -881,6 +887,20 @@ ADAEXPLORE_FN const std::string& Benchmark::param_text(const std::string& name) 
   fail("launch_error", "",
        "Benchmark::param(\"" + name + "\"): no such parameter (given: " + (known.empty() ? "none" : known) +
            "); the tuner passes every parameter of the space with the kernel unit (--adaexplore-param NAME=VALUE)");
+}
+
+ADAEXPLORE_FN long long Benchmark::size(const std::string& name) {
+  long long value = 0;
+  std::string error;
+  if (!options_.size(name, nullptr, value, error)) fail("launch_error", "", "Benchmark::" + error);
+  return value;
+}
+
+ADAEXPLORE_FN long long Benchmark::size(const std::string& name, long long fallback) {
+  long long value = 0;
+  std::string error;
+  options_.size(name, &fallback, value, error);
+  return value;
 }
 
 ADAEXPLORE_FN long long Benchmark::param(const std::string& name) {

@@ -207,8 +207,35 @@ struct HarnessOptions {
   // rendered template (compile.unit "program").
   std::string kernel_file;
   std::vector<std::pair<std::string, std::string>> params;
+  // The problem size being tuned (the spec's "sizes", CMake SIZES): --adaexplore-size NAME=VALUE,
+  // once per name, in the spec's order. Empty when the kernel is tuned at one size.
+  std::vector<std::pair<std::string, long long>> sizes;
 
   static HarnessOptions parse(int argc, char** argv);
+  /// The value of size `name`; else `fallback` when given; else nothing and `error` says why.
+  bool size(const std::string& name, const long long* fallback, long long& value, std::string& error) const {
+    for (const auto& s : sizes)
+      if (s.first == name) {
+        value = s.second;
+        return true;
+      }
+    if (fallback) {
+      value = *fallback;
+      return true;
+    }
+    std::string known;
+    for (const auto& s : sizes) known += (known.empty() ? "" : ", ") + s.first;
+    error = "size(\"" + name + "\"): no such size (given: " + (known.empty() ? "none" : known) +
+            "); declare it in SIZES (adaexplore_tune_kernel) or the spec's \"sizes\", or give a fallback: size(\"" +
+            name + "\", 4096)";
+    return false;
+  }
+  /// What once() results depend on besides the key and the seed: the arguments and the size.
+  std::vector<std::string> once_args() const {
+    std::vector<std::string> a = user_args;
+    for (const auto& s : sizes) a.push_back("--adaexplore-size=" + s.first + "=" + std::to_string(s.second));
+    return a;
+  }
 };
 
 /// Median of values sorted in ascending order (0 when empty).
@@ -469,6 +496,18 @@ ADAEXPLORE_FN HarnessOptions HarnessOptions::parse(int argc, char** argv) {
         finish(64);
       }
       o.params.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+    }
+    else if (a == "--adaexplore-size") {
+      const std::string p = value("--adaexplore-size");
+      const std::size_t eq = p.find('=');
+      char* end = nullptr;
+      const long long v = eq == std::string::npos ? 0 : std::strtoll(p.c_str() + eq + 1, &end, 10);
+      if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || v < 1) {
+        std::fprintf(stderr, "adaexplore harness: --adaexplore-size %s: expected NAME=VALUE, VALUE a positive integer\n",
+                     p.c_str());
+        finish(64);
+      }
+      o.sizes.emplace_back(p.substr(0, eq), v);
     }
     else o.user_args.push_back(a);
   }

@@ -142,7 +142,22 @@ class HostBenchmark {
   auto once(const std::string& key, Make make) -> decltype(make()) {
     using Vector = decltype(make());
     using T = typename Vector::value_type;
-    return once_per_runner<T>(once_key(key, sizeof(T), options_.seed, options_.user_args), make);
+    return once_per_runner<T>(once_key(key, sizeof(T), options_.seed, options_.once_args()), make);
+  }
+  /// The problem size being tuned, as Benchmark::size (harness.cuh): the value of `name`
+  /// (--adaexplore-size NAME=VALUE); without it, size(name) records a launch_error naming the sizes
+  /// and size(name, fallback) is `fallback`.
+  long long size(const std::string& name) {
+    long long value = 0;
+    std::string error;
+    if (!options_.size(name, nullptr, value, error)) fail("launch_error", "HostBenchmark::" + error);
+    return value;
+  }
+  long long size(const std::string& name, long long fallback) {
+    long long value = 0;
+    std::string error;
+    options_.size(name, &fallback, value, error);
+    return value;
   }
 
   template <typename T>

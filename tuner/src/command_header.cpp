@@ -20,6 +20,10 @@ std::string cc_words(int cc) { return std::to_string(cc / 10) + "." + std::to_st
 
 int run_header(const HeaderArgs& a) {
   const Spec spec = load_spec(a.spec);
+  if (!spec.sizes.empty())
+    throw std::invalid_argument(a.spec + ": has \"sizes\"; `header --database` writes one entry per compute capability "
+                                "and does not combine sizes with devices yet: use `tune --database DIR --cached` on a "
+                                "machine with the GPU (one header of every size for that GPU)");
   const auto keys = stored_keys(a.database, spec.name);
   const HeaderSelection sel = select_for_header(keys, spec, a.prefer);
   for (const auto& note : sel.notes)

@@ -1,6 +1,7 @@
 // `tune`: run a tuning from a spec, append to the results file (or the tuning database), write
 // the header; `tune --cached`: the header from the database's stored winner, evaluating nothing.
 // `defaults`: write the header of the spec's defaults (no GPU, no tuning), saying why.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "failure_summary.hpp"
 #include "header.hpp"
 #include "render.hpp"
+#include "sizes.hpp"
 #include "spec.hpp"
 #include "tuner.hpp"
 
@@ -134,13 +136,20 @@ int run_cached(const TuneArgs& a, const Spec& spec, const ResultsHeader& header,
   return kExitOk;
 }
 
-// --database: the best configurations of the kernel's other keys, evaluated after the defaults.
+// --database: the best configurations of the kernel's other keys (of the same problem size),
+// evaluated after the defaults.
 std::vector<Config> database_warm_start(const TuneArgs& a, const Spec& spec, const ResultsHeader& header,
                                         const std::vector<Outcome>& measured) {
   if (a.warm_start == 0) return {};
   std::vector<std::string> problems;
-  const auto keys = stored_keys(a.database, spec.name, &problems);
+  std::vector<StoredKey> keys = stored_keys(a.database, spec.name, &problems);
   for (const auto& p : problems) std::cerr << "[adaexplore] warning: warm start skips " << p << "\n";
+  // A kernel with sizes: only keys of the same size (another GPU); the other sizes' keys of this
+  // GPU are the sizes' transfer (run_sized_tune), in their nearest-first order.
+  const nlohmann::json size = header.key_parts.value("size", nlohmann::json());
+  keys.erase(std::remove_if(keys.begin(), keys.end(),
+                            [&](const StoredKey& k) { return k.raw.header.key_parts.value("size", nlohmann::json()) != size; }),
+             keys.end());
   const WarmStart ws = warm_start(keys, header.key, header.device, spec.space, a.warm_start, measured);
   if (!ws.configs.empty()) std::cout << "[adaexplore] " << spec.name << ": warm start: " << ws.describe() << std::endl;
   return ws.configs;
@@ -152,8 +161,8 @@ std::vector<Config> database_warm_start(const TuneArgs& a, const Spec& spec, con
 // new (a reconfigure), `tune --cached` and `header --database` crown the same winner with the same
 // figure (confirmed_best), so the header stays byte-identical; a run with new evaluations confirms
 // afresh (or, with --confirm-rounds 0 or past the time limit, drops the old verdict).
-void confirm_winner(const TuneArgs& a, const Spec& spec, const std::filesystem::path& results, const std::string& key,
-                    Backend& backend, TuneReport& report) {
+void confirm_winner(const TuneArgs& a, const std::string& label, const std::filesystem::path& results,
+                    const std::string& key, Backend& backend, TuneReport& report) {
   if (!report.best) return;
   const auto path = confirmation_path(results);
   if (report.new_evaluations == 0) {
@@ -169,17 +178,18 @@ void confirm_winner(const TuneArgs& a, const Spec& spec, const std::filesystem::
   const auto contenders = near_ties(report.outcomes, confirm);
   if (contenders.empty()) return;
   const Confirmation c = confirm_near_ties(backend, contenders, confirm);
-  std::cout << "[adaexplore] " << spec.name << ": " << contenders.size() << " configurations within "
+  std::cout << "[adaexplore] " << label << ": " << contenders.size() << " configurations within "
             << confirm.margin * 100 << " % of the best, re-measured interleaved in " << confirm.rounds
             << " rounds:" << std::endl;
-  for (const auto& line : c.describe()) std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
+  for (const auto& line : c.describe()) std::cout << "[adaexplore] " << label << ": " << line << "\n";
   nlohmann::json verdict = c.to_json();
   verdict["key"] = key;
   write_file_if_changed(path, verdict.dump(2) + "\n");
   report.best = confirmed_best(results, key, report.outcomes);
 }
 
-int run_tune(const TuneArgs& a) {
+// The spec of `tune`: the file's, with the command line's overrides.
+Spec tuning_spec(const TuneArgs& a) {
   Spec spec = load_spec(a.spec);
   if (a.budget) spec.budget_evaluations = a.budget;
   if (a.seed_given) spec.seed = a.seed;
@@ -188,51 +198,85 @@ int run_tune(const TuneArgs& a) {
   if (a.time_limit_s >= 0) spec.budget_seconds = a.time_limit_s;
   if (!a.arch.empty()) spec.compiler.arch = a.arch;
   check_template(read_file(spec.template_path), spec.template_path, spec.space);
+  return spec;
+}
 
-  std::unique_ptr<Backend> backend;
-  if (spec.backend == "cuda") {
-    std::vector<DeviceInfo> devices;
-    for (int index : a.devices) {
-      const DeviceInfo device = query_device(index);
-      if (!device.present) {
-        std::cerr << "adaexplore-tuner tune: no CUDA GPU " << index << " to tune on: " << device.reason;
-        if (!a.cached) std::cerr << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)";
-        std::cerr << "\n";
-        return kExitNoGpu;
-      }
-      for (const auto& other : devices)
-        if (other.index == device.index)
-          throw std::runtime_error("--device " + std::to_string(index) + " is given twice; give each GPU once");
-      devices.push_back(device);
+// The GPUs of --device (cuda); false, having said why, when one is missing.
+bool tuning_devices(const TuneArgs& a, const Spec& spec, std::vector<DeviceInfo>& devices) {
+  if (spec.backend != "cuda") return true;
+  for (int index : a.devices) {
+    const DeviceInfo device = query_device(index);
+    if (!device.present) {
+      std::cerr << "adaexplore-tuner tune: no CUDA GPU " << index << " to tune on: " << device.reason;
+      if (!a.cached) std::cerr << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)";
+      std::cerr << "\n";
+      return false;
     }
-    backend = make_cuda_backend(spec, devices);
-  } else {
-    backend = make_host_backend(spec);
+    for (const auto& other : devices)
+      if (other.index == device.index)
+        throw std::runtime_error("--device " + std::to_string(index) + " is given twice; give each GPU once");
+    devices.push_back(device);
   }
+  return true;
+}
 
+std::unique_ptr<Backend> tuning_backend(const Spec& spec, const std::vector<DeviceInfo>& devices) {
+  if (spec.backend == "cuda") return make_cuda_backend(spec, devices);
+  return make_host_backend(spec);
+}
+
+// The results file's header line of this tuning (its key, device, strategy, start) and where the
+// results go. `header_path`: the tuned header, an output, never part of the key.
+struct KeyPlace {
   ResultsHeader header;
+  std::filesystem::path results;
+};
+
+KeyPlace key_place(const TuneArgs& a, const Spec& spec, Backend& backend, const std::filesystem::path& header_path,
+                   const std::string& results_leaf) {
+  KeyPlace place;
+  ResultsHeader& header = place.header;
   header.kernel = spec.name;
   // The tuned headers are outputs, never inputs: this tuning's, and (--generated) the folders of
   // the build tree's tuned headers, other kernels' included, stay out of the key even when the
   // template or the benchmark includes one (a library header that includes its own tuned header:
   // else every tuning that changes it would set its own results aside).
-  std::vector<std::filesystem::path> outputs = {std::filesystem::absolute(default_path(spec, a.header, spec.name + ".hpp"))};
+  std::vector<std::filesystem::path> outputs = {std::filesystem::absolute(header_path)};
   for (const auto& g : a.generated) outputs.push_back(std::filesystem::absolute(g));
-  header.key_parts = key_parts(spec, backend->name(), backend->device(), backend->included_headers(outputs));
+  header.key_parts = key_parts(spec, backend.name(), backend.device(), backend.included_headers(outputs));
   header.key = content_hash(header.key_parts.dump());
-  header.device = backend->device();
+  header.device = backend.device();
   header.strategy = spec.strategy;
   header.seed = spec.seed;
   header.started = utc_now();
   header.host = host_name();
+  place.results = !a.database.empty() ? database_file(a.database, spec.name, header.key)
+                                      : (a.results.empty() ? spec.work_dir / "results.jsonl"
+                                                           : std::filesystem::path(a.results));
+  if (a.database.empty() && !a.results.empty() && !results_leaf.empty())  // --results R, sizes: R.<size>.jsonl
+    place.results = place.results.parent_path() / (place.results.stem().string() + "." + results_leaf +
+                                                   place.results.extension().string());
+  return place;
+}
+
+// What a tuning of one key takes besides the spec: the other sizes' transfer (sizes.hpp).
+struct KeyExtras {
+  std::vector<Config> warm_start;  // evaluated right after the defaults (after the database's)
+  std::vector<Outcome> prior;      // StrategyOptions::prior
+  bool database_warm_start = true; // also the database's other keys (--warm-start)
+};
+
+// One key tuned: resumed, evaluated up to the budget, near-ties confirmed. kExitOk with a
+// winner in `report`, else the exit code, having said why.
+int tune_key(const TuneArgs& a, const Spec& spec, Backend& backend, KeyPlace& place, const KeyExtras& extras,
+             const std::string& label, TuneReport& report) {
+  ResultsHeader& header = place.header;
+  const auto& results_path = place.results;
   const bool database = !a.database.empty();
-  const auto results_path = database ? database_file(a.database, spec.name, header.key)
-                                     : default_path(spec, a.results, "results.jsonl");
-  if (a.cached) return run_cached(a, spec, header, results_path);
   if (database && (a.retune || a.fresh)) {
     const auto aside = set_aside_for_retune(results_path);
     if (!aside.empty())
-      std::cerr << "[adaexplore] " << spec.name << ": --retune: earlier results of this key kept in " << aside.string()
+      std::cerr << "[adaexplore] " << label << ": --retune: earlier results of this key kept in " << aside.string()
                 << "\n";
   } else if (!database) {
     move_aside_if_other_key(results_path, spec, header.key, a.fresh);
@@ -243,39 +287,41 @@ int run_tune(const TuneArgs& a) {
   print_warnings(existing.warnings);
   if (!existing.header.started.empty()) header.started = existing.header.started;  // the file's tuning start
   if (!existing.outcomes.empty()) {
-    std::cerr << "[adaexplore] " << spec.name << ": resuming from " << results_path.string() << " ("
+    std::cerr << "[adaexplore] " << label << ": resuming from " << results_path.string() << " ("
               << existing.outcomes.size() << " evaluations already measured";
     if (existing.duplicates) std::cerr << "; " << existing.duplicates << " later records of the same configurations ignored";
     std::cerr << ")\n";
   }
   if (database)
-    std::cout << "[adaexplore] " << spec.name << ": tuning database " << a.database << ", key "
+    std::cout << "[adaexplore] " << label << ": tuning database " << a.database << ", key "
               << header.key.substr(0, 16) << " (" << device_words(header.device) << ")" << std::endl;
 
   StrategyOptions so;
   so.seed = spec.seed;
   so.budget = spec.budget_evaluations;
   so.options = spec.strategy_options;
-  so.static_check = [&backend](const Config& c) { return backend->check_statically(c); };
+  so.static_check = [&backend](const Config& c) { return backend.check_statically(c); };
+  so.prior = extras.prior;
   auto strategy = make_strategy(spec.strategy, spec.space, so);
 
   TuneOptions options;
-  options.kernel = spec.name;
+  options.kernel = label;
   options.budget = spec.budget_evaluations;
   options.time_limit_s = spec.budget_seconds;
   options.progress = a.quiet ? nullptr : &std::cout;
   options.warnings = &std::cerr;  // the same-timing gate, as it fires
   options.in_flight = a.in_flight ? a.in_flight : spec.in_flight;
-  if (database) options.warm_start = database_warm_start(a, spec, header, existing.outcomes);
-  TuneReport report;
+  if (database && extras.database_warm_start)
+    options.warm_start = database_warm_start(a, spec, header, existing.outcomes);
+  options.warm_start.insert(options.warm_start.end(), extras.warm_start.begin(), extras.warm_start.end());
   try {
-    report = run_tuning(spec.space, spec.defaults, *backend, *strategy, options, &writer, existing.outcomes);
+    report = run_tuning(spec.space, spec.defaults, backend, *strategy, options, &writer, existing.outcomes);
   } catch (const SetupError& e) {
-    std::cerr << "adaexplore-tuner tune: " << spec.name << ": stopped: " << e.what() << "\n";
+    std::cerr << "adaexplore-tuner tune: " << label << ": stopped: " << e.what() << "\n";
     return kExitTuningFailed;
   }
   print_warnings(writer.take_warnings());
-  std::cout << "[adaexplore] " << spec.name << ": done (" << report.stop_reason;
+  std::cout << "[adaexplore] " << label << ": done (" << report.stop_reason;
   if (report.skipped)
     std::cout << ": " << *report.skipped
               << (*report.skipped == 1 ? " valid configuration predicted to fail was" : " valid configurations predicted to fail were")
@@ -283,19 +329,19 @@ int run_tune(const TuneArgs& a) {
   std::cout << "), " << report.outcomes.size() << " evaluations (" << report.new_evaluations << " new) in "
             << report.wall_s << " s; results in " << results_path.string() << std::endl;
   for (const auto& line : failure_alignment(spec.space, report.outcomes))
-    std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
+    std::cout << "[adaexplore] " << label << ": " << line << "\n";
   if (options.progress) {  // where the time went (stage_summary.hpp), with the progress lines
     for (const auto& line : stage_table(report.stages))
-      *options.progress << "[adaexplore] " << spec.name << ": " << line << "\n";
+      *options.progress << "[adaexplore] " << label << ": " << line << "\n";
     if (report.in_flight)
-      *options.progress << "[adaexplore] " << spec.name << ": " << pipeline_line(report, backend->parallelism()) << "\n";
+      *options.progress << "[adaexplore] " << label << ": " << pipeline_line(report, backend.parallelism()) << "\n";
   }
   if (!report.best) {
     if (const Outcome* flagged = first_suspicious(report.outcomes)) {
       // Successes there are, each flagged by the harness's sanity gates: nothing to crown.
       std::size_t n = 0;
       for (const auto& o : report.outcomes) n += is_success(o.status) && o.objective;
-      std::cerr << "adaexplore-tuner tune: " << spec.name << ": not crowning any configuration: every one of the "
+      std::cerr << "adaexplore-tuner tune: " << label << ": not crowning any configuration: every one of the "
                 << n << " that ran and verified has a timing the harness distrusts (extra.suspicious in "
                 << results_path.string() << "); first, " << flagged->label << ": "
                 << flagged->extra["suspicious"].front().get<std::string>() << "\n  " << spec.benchmark_path.string()
@@ -305,7 +351,7 @@ int run_tune(const TuneArgs& a) {
                 << "). No header written.\n";
       return kExitTuningFailed;
     }
-    std::cerr << "adaexplore-tuner tune: " << spec.name << ": no configuration compiled, ran and verified; "
+    std::cerr << "adaexplore-tuner tune: " << label << ": no configuration compiled, ran and verified; "
               << "no header written. Statuses:";
     for (const auto& [s, n] : report.counts) std::cerr << " " << s << "=" << n;
     if (!report.outcomes.empty())
@@ -314,7 +360,182 @@ int run_tune(const TuneArgs& a) {
     std::cerr << "\n";
     return kExitTuningFailed;
   }
-  confirm_winner(a, spec, results_path, header.key, *backend, report);
+  confirm_winner(a, label, results_path, header.key, backend, report);
+  return kExitOk;
+}
+
+// One problem size of a kernel with "sizes" (sizes.hpp): its spec, backend, key and outcomes.
+struct SizeState {
+  std::size_t index = 0;  // in spec.sizes.sizes
+  Spec spec;
+  std::unique_ptr<Backend> backend;
+  KeyPlace place;
+  std::vector<Outcome> outcomes;  // stored or tuned
+  std::optional<Outcome> best;
+  std::string label;  // "gemm [M=512 N=512 K=512]"
+};
+
+// The spec of one size: the size set (benchmark arguments, key), its own work folder, and its
+// budget: the whole budget for the first size tuned (the smallest), SizesSpec::later_budget for
+// the others.
+Spec size_spec(const Spec& spec, std::size_t index, bool first) {
+  Spec s = spec;
+  s.size = spec.sizes.sizes[index];
+  s.work_dir = spec.work_dir / ("size-" + spec.sizes.slug(*s.size));
+  if (!first) s.budget_evaluations = spec.sizes.later_budget(spec.budget_evaluations);
+  return s;
+}
+
+// The winner of stored outcomes, as the header crowns it (near-tie verdict included).
+std::optional<Outcome> stored_best(const SizeState& z) {
+  return confirmed_best(z.place.results, z.place.header.key, z.outcomes);
+}
+
+// The tuned header of a kernel with sizes, from every size's stored results (the same bytes
+// after a tuning and from --cached).
+int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, const std::filesystem::path& header_path) {
+  std::vector<SizeHeaderEntry> entries;
+  for (const auto& z : states) {
+    SizeHeaderEntry e;
+    e.size = spec.sizes.label(spec.sizes.sizes[z.index]);
+    e.values = spec.sizes.sizes[z.index].values;
+    const ResultsFile stored = read_results(z.place.results, spec.space);  // as --cached reads it
+    e.info = stored_header_info(z.spec, stored, spec.strategy, spec.seed, z.place.results);
+    if (!e.info.winner) return kExitNoResult;
+    e.config = e.info.winner->config;
+    for (const auto& other : states) {  // where the winner ran and verified
+      const std::string at = spec.sizes.label(spec.sizes.sizes[other.index]);
+      bool found = false;
+      for (const auto& o : other.outcomes)
+        if (o.config == e.config) {
+          found = true;
+          if (is_success(o.status)) e.verified.push_back(at);
+          else e.not_verified.push_back(at + " (" + to_string(o.status) + ")");
+          break;
+        }
+      if (!found) e.not_verified.push_back(at + " (not evaluated)");
+    }
+    entries.push_back(std::move(e));
+  }
+  HeaderInfo common;
+  common.kernel = spec.name;
+  common.name_space = spec.name_space;
+  common.source = "tuned";
+  common.backend = spec.backend;
+  const bool wrote = write_file_if_changed(header_path, render_sized_header(spec.space, spec.sizes.names, entries, common));
+  for (const auto& e : entries)
+    std::cout << "[adaexplore] " << spec.name << ": " << e.size << ": best " << e.info.winner->label << " "
+              << *e.info.winner->objective << " ms" << std::endl;
+  std::cout << "[adaexplore] " << spec.name << ": " << entries.size() << " sizes; header " << header_path.string()
+            << (wrote ? " written" : " unchanged") << std::endl;
+  return kExitOk;
+}
+
+// `tune` of a kernel with sizes: every size's key and stored outcomes first; then the sizes with
+// budget left, in tuning order, each from the others' evidence; then every winner evaluated at
+// every size; the header from the stored results.
+int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<DeviceInfo>& devices) {
+  const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
+  const std::vector<std::size_t> order = tuning_order(spec.sizes.sizes);
+  std::vector<SizeState> states;  // in declared order
+  for (std::size_t i = 0; i < spec.sizes.sizes.size(); ++i) {
+    SizeState z;
+    z.index = i;
+    z.spec = size_spec(spec, i, i == order.front());
+    z.label = spec.name + " [" + spec.sizes.label(*z.spec.size) + "]";
+    z.backend = tuning_backend(z.spec, devices);
+    z.place = key_place(a, z.spec, *z.backend, header_path, spec.sizes.slug(*z.spec.size));
+    if (std::filesystem::exists(z.place.results) && std::filesystem::file_size(z.place.results) > 0 &&
+        !(a.database.empty() ? a.fresh : (a.retune || a.fresh))) {
+      const ResultsFile stored = read_results(z.place.results, spec.space);
+      if (stored.header.key == z.place.header.key) {
+        z.outcomes = stored.outcomes;
+        z.place.header.started = stored.header.started;
+      }
+    }
+    states.push_back(std::move(z));
+  }
+  if (a.cached) {
+    for (const auto& z : states)
+      if (z.outcomes.empty() || !best_of(z.outcomes)) {
+        std::cerr << "adaexplore-tuner tune --cached: " << z.label << ": the tuning database " << a.database
+                  << " holds no successful result for key " << z.place.header.key.substr(0, 16)
+                  << "; nothing evaluated, no header written\n";
+        return kExitNoResult;
+      }
+    return write_sized_header(spec, states, header_path);
+  }
+  std::cout << "[adaexplore] " << spec.name << ": " << states.size() << " problem sizes, tuned in this order:";
+  for (std::size_t i : order) std::cout << " " << spec.sizes.label(spec.sizes.sizes[i]) << (i == order.front() ? " (budget " + std::to_string(states[i].spec.budget_evaluations) + ")" : "") << ";";
+  std::cout << " each other size budget " << spec.sizes.later_budget(spec.budget_evaluations)
+            << ", starting from the others' evidence" << std::endl;
+  auto others_of = [&](std::size_t i) {
+    std::vector<std::size_t> others;
+    for (std::size_t k = 0; k < states.size(); ++k)
+      if (k != i && !states[k].outcomes.empty()) others.push_back(k);
+    std::vector<const std::vector<Outcome>*> out;
+    for (std::size_t k : nearest_first(spec.sizes.sizes, i, others)) out.push_back(&states[k].outcomes);
+    return out;
+  };
+  // Fresh and retune apply once, to the first pass; the verification pass resumes.
+  TuneArgs pass = a;
+  for (std::size_t i : order) {
+    SizeState& z = states[i];
+    KeyExtras extras;
+    const SizeTransfer t = transfer_from(others_of(i), spec.sizes.warm_start, z.outcomes);
+    if (z.outcomes.size() < z.spec.budget_evaluations && t.sources > 0) {
+      std::cout << "[adaexplore] " << z.label << ": transfer: " << t.describe() << std::endl;
+      extras.warm_start = t.warm_start;
+      extras.prior = t.prior;
+    }
+    TuneReport report;
+    if (const int code = tune_key(pass, z.spec, *z.backend, z.place, extras, z.label, report)) return code;
+    z.outcomes = report.outcomes;
+  }
+  pass.fresh = pass.retune = false;
+  // Every size's winner at every size: a winner correct only at some sizes (a tail bug) shows,
+  // and one faster at another size than its own winner takes its place there (then that one is
+  // verified everywhere in the next round).
+  for (std::size_t round = 0; round <= states.size(); ++round) {
+    bool evaluated = false;
+    std::vector<Config> winners;
+    for (const auto& z : states)
+      if (auto best = stored_best(z)) winners.push_back(best->config);
+    for (auto& z : states) {
+      KeyExtras extras;
+      extras.database_warm_start = false;
+      for (const auto& w : winners) {
+        const bool known = std::any_of(z.outcomes.begin(), z.outcomes.end(), [&](const Outcome& o) { return o.config == w; });
+        if (!known && std::find(extras.warm_start.begin(), extras.warm_start.end(), w) == extras.warm_start.end())
+          extras.warm_start.push_back(w);
+      }
+      if (extras.warm_start.empty()) continue;
+      std::cout << "[adaexplore] " << z.label << ": verifying " << extras.warm_start.size()
+                << (extras.warm_start.size() == 1 ? " winner" : " winners") << " of other sizes at this size" << std::endl;
+      Spec verify = z.spec;
+      verify.budget_evaluations = z.outcomes.size() + extras.warm_start.size();
+      TuneReport report;
+      if (const int code = tune_key(pass, verify, *z.backend, z.place, extras, z.label, report)) return code;
+      z.outcomes = report.outcomes;
+      evaluated = true;
+    }
+    if (!evaluated) break;
+  }
+  return write_sized_header(spec, states, header_path);
+}
+
+int run_tune(const TuneArgs& a) {
+  const Spec spec = tuning_spec(a);
+  std::vector<DeviceInfo> devices;
+  if (!tuning_devices(a, spec, devices)) return kExitNoGpu;
+  if (!spec.sizes.empty()) return run_sized_tune(a, spec, devices);
+  std::unique_ptr<Backend> backend = tuning_backend(spec, devices);
+  const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
+  KeyPlace place = key_place(a, spec, *backend, header_path, "");
+  const ResultsHeader& header = place.header;
+  if (a.cached) return run_cached(a, spec, header, place.results);
+  TuneReport report;
+  if (const int code = tune_key(a, spec, *backend, place, {}, spec.name, report)) return code;
   HeaderInfo info;
   info.kernel = spec.name;
   info.name_space = spec.name_space;
@@ -330,7 +551,6 @@ int run_tune(const TuneArgs& a) {
   info.counts = report.counts;
   info.evaluations = report.outcomes.size();
   info.skipped = report.skipped;  // only a tuning knows it ended "space exhausted" (not stored_header_info())
-  const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   const bool wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
   std::cout << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective
             << " ms";
@@ -452,7 +672,21 @@ Command register_defaults_command(CLI::App& app) {
             info.reason = *reason;
             info.backend = spec.backend;
             const auto path = default_path(spec, *header, spec.name + ".hpp");
-            const bool wrote = write_file_if_changed(path, render_header(spec.space, spec.defaults, info));
+            std::string text;
+            if (spec.sizes.empty()) {
+              text = render_header(spec.space, spec.defaults, info);
+            } else {  // the same declarations as a tuned header of these sizes, every entry the defaults
+              std::vector<SizeHeaderEntry> entries;
+              for (const auto& size : spec.sizes.sizes) {
+                SizeHeaderEntry e;
+                e.size = spec.sizes.label(size);
+                e.values = size.values;
+                e.config = spec.defaults;
+                entries.push_back(std::move(e));
+              }
+              text = render_sized_header(spec.space, spec.sizes.names, entries, info);
+            }
+            const bool wrote = write_file_if_changed(path, text);
             std::cout << "[adaexplore] " << spec.name << ": defaults header " << path.string()
                       << (wrote ? " written" : " unchanged") << std::endl;
             return kExitOk;

@@ -44,7 +44,7 @@ std::string differing_content(const nlohmann::json& stored, const nlohmann::json
 nlohmann::json content_key_parts(const Spec& spec) {
   nlohmann::json raw = spec.raw;
   for (const char* k : {"budget", "strategy", "strategy_options", "seed", "jobs", "in_flight", "work_dir",
-                        "$comment", "namespace", "template", "benchmark"})
+                        "$comment", "namespace", "template", "benchmark", "sizes"})
     raw.erase(k);
   if (raw.contains("compiler") && raw["compiler"].is_object()) {
     // include_dirs: paths (absolute when CMake writes them, so another checkout would get another
@@ -73,6 +73,7 @@ nlohmann::json key_parts(const Spec& spec, const std::string& backend,
   parts["backend"] = backend;
   parts["device"] = device_key_part(device);
   if (!includes.empty()) parts["includes"] = content_hash(includes.dump());
+  if (spec.size) parts["size"] = spec.sizes.to_json(*spec.size);
   return parts;
 }
 

@@ -33,7 +33,8 @@ namespace adaexplore {
 
 /// The key's parts that come from the spec and its files, as content hashes:
 /// {"spec", "template", "benchmark", "backend"}. Left out of "spec": what does not change a
-/// measurement (budget, strategy, strategy_options, seed, jobs, work_dir, namespace, $comment)
+/// measurement (budget, strategy, strategy_options, seed, jobs, work_dir, namespace, $comment),
+/// the list of problem sizes (sizes: each size is a key of its own, key_parts's "size")
 /// and what is a path (template, benchmark: their content is hashed; compiler.path and
 /// compiler.arch: the compiler's version and the effective architecture are in the device part;
 /// compiler.include_dirs: paths, absolute when CMake writes them, whose headers are not hashed),
@@ -42,7 +43,8 @@ namespace adaexplore {
 nlohmann::json content_key_parts(const Spec& spec);
 /// The device as it enters the key: Backend::device() without "index", "uuid" and "pci_bus_id".
 nlohmann::json device_key_part(const nlohmann::json& device);
-/// content_key_parts(spec) + {"device": device_key_part(device)}, + {"includes": content hash of
+/// content_key_parts(spec) + {"device": device_key_part(device)}, + {"size": {"M": 512, ...}} when
+/// spec.size is set (the problem size tuned, sizes.hpp), + {"includes": content hash of
 /// `includes`} when that is not empty (Backend::included_headers(): the headers the template and
 /// the benchmark include, by file name and content, so that an edited header is another key;
 /// not their paths, so that another checkout of the same sources shares the key); the key is

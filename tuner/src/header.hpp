@@ -63,4 +63,30 @@ struct DeviceHeaderEntry {
 std::string render_multi_device_header(const Space& space, const std::vector<DeviceHeaderEntry>& entries,
                                        const Config& defaults, const HeaderInfo& common);
 
+/// One entry of a header of several problem sizes (sizes.hpp): the winner tuned at one size.
+struct SizeHeaderEntry {
+  std::string size;                  // "M=512 N=512 K=512"
+  std::vector<long long> values;     // one per size name
+  Config config;                     // the winner (the defaults in a defaults header)
+  HeaderInfo info;                   // its provenance, as for render_header; unused for "defaults"
+  std::vector<std::string> verified;      // sizes the winner ran and verified at
+  std::vector<std::string> not_verified;  // "M=1000 N=1000 K=1000 (wrong_result)", "... (not evaluated)"
+};
+
+/// One header for several problem sizes (`entries`, in the declared order; common.source "tuned"
+/// or "defaults", the latter with every entry the defaults and kTuned false). In namespace
+/// common.name_space: kTuned and one constant per parameter, the entry of the first size (code that
+/// does not select by size); `struct Size` (one long long per size name), `struct SizeParams` (one
+/// member per parameter), `struct SizeEntry {Size size; SizeParams params;}`, `kSizes[]` (one
+/// entry per size, declared order), `kSizeCount`, and the constexpr selector
+/// `select_index(<size names>)` / `select(<size names>)`: the entry of the tuned size nearest in
+/// log space, the smallest product over the names of max(x / tuned, tuned / x) (the sum of
+/// |ln(x / tuned)|), ties (within 1e-12) to the larger volume, then the earlier entry; a value
+/// below 1 counts as 1, so outside the tuned range the nearest end's entry. The comment states per
+/// size the winner, time, speedup, evaluations, and the sizes the winner verified at.
+/// Deterministic. Throws std::invalid_argument for a parameter mixing numbers and text or a name
+/// (parameter or size) the header uses itself.
+std::string render_sized_header(const Space& space, const std::vector<std::string>& size_names,
+                                const std::vector<SizeHeaderEntry>& entries, const HeaderInfo& common);
+
 }  // namespace adaexplore

@@ -773,6 +773,10 @@ std::optional<Outcome> ProgramBackend::compile_verdict(const ProcessResult& comp
 std::vector<std::string> ProgramBackend::run_arguments(const fs::path& record) const {
   std::vector<std::string> argv = {"--adaexplore-result", record.string(), "--adaexplore-seed",
                                    std::to_string(spec_.seed)};
+  if (spec_.size) {
+    const std::vector<std::string> size = spec_.sizes.arguments(*spec_.size);
+    argv.insert(argv.end(), size.begin(), size.end());
+  }
   argv.insert(argv.end(), spec_.run_args.begin(), spec_.run_args.end());
   return argv;
 }

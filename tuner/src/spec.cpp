@@ -78,7 +78,7 @@ std::size_t optional_count(const nlohmann::json& j, const char* key, std::size_t
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
                                              "constraints", "defaults", "budget", "strategy", "strategy_options",
-                                             "seed", "compiler", "run", "work_dir", "jobs", "in_flight", "launch", "$comment"};
+                                             "seed", "compiler", "run", "work_dir", "jobs", "in_flight", "launch", "sizes", "$comment"};
   return keys;
 }
 
@@ -285,6 +285,9 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
   s.jobs = optional_count(j, "jobs", 0, file, "0: one per core");
   s.in_flight = optional_count(j, "in_flight", 0, file, "configurations in flight at most; 0: automatic");
   s.launch = parse_launch(j, s, file);
+  if (j.contains("sizes"))
+    s.sizes = parse_sizes(j["sizes"], s.space.names(),
+                          [&file](const std::string& where, const std::string& what) { fail(file, where, what); });
   return s;
 }
 

@@ -20,9 +20,11 @@
 //              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true},
 //   "work_dir": "build/adaexplore/gemm",      // evaluations' files; default <spec folder>/<name>.work
 //   "jobs": 0,                                // parallel compiles; 0 = number of cores
-//   "in_flight": 0                            // configurations in flight at most (queued, compiling,
+//   "in_flight": 0,                           // configurations in flight at most (queued, compiling,
 //                                             // waiting, measuring); 0 = as many as keep the GPU busy,
 //                                             // from the measured compile and measurement times
+//   "sizes": {"names": ["M", "N", "K"], "values": [[512, 512, 512], [4096, 4096, 4096]],
+//             "budget": 50, "warm_start": 8}  // optional: one tuning per problem size (sizes.hpp)
 // }
 //
 // The run time limit of a benchmark run (seconds): run.timeout_s is the cap (0: none) and the
@@ -84,6 +86,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sizes.hpp"
 #include "space.hpp"
 
 namespace adaexplore {
@@ -137,6 +140,10 @@ struct Spec {
   std::size_t jobs = 0;
   std::size_t in_flight = 0;  // configurations in flight at most; 0 = automatic (TuneOptions::in_flight)
   LaunchSpec launch;
+  SizesSpec sizes;                   // "sizes" (sizes.hpp); empty: one size, from run.args
+  /// The size being tuned (one of sizes.sizes), set by `tune` per size: passed to the benchmark
+  /// (SizesSpec::arguments) and part of the results key (database.hpp key_parts). Unset: none.
+  std::optional<ProblemSize> size;
   nlohmann::json raw;  // the spec as read, for hashing and the results file header
 };
 

@@ -34,6 +34,11 @@ struct StrategyOptions {
   /// none. adaexplore's knowledge base takes it as a known rule (never proposed); random and ga
   /// ignore it (baselines).
   std::function<std::optional<Outcome>(const Config&)> static_check;
+  /// Outcomes learned elsewhere that hold here too: the failures of the kernel's other problem
+  /// sizes that do not depend on the size (sizes.hpp size_independent). adaexplore's knowledge
+  /// base observes them before the first proposal (they are not evaluations of this tuning and
+  /// never count against its budget); random and ga ignore them (baselines).
+  std::vector<Outcome> prior;
 };
 
 class Strategy {

@@ -122,6 +122,8 @@ class AdaExploreStrategy : public Strategy {
         bandit_(operator_names(arms_)), budget_(options.budget) {
     const auto& o = options.options;
     if (use_kb_ && options.static_check) kb_.declare(options.static_check);
+    if (use_kb_)
+      for (const auto& o : options.prior) kb_.observe(o);
     for (std::size_t p = 0; p < space_.dimension(); ++p)
       if (space_.parameters()[p].values.size() > 1) free_.push_back(p);
     alignment_.assign(space_.dimension(), {});
