@@ -17,6 +17,9 @@
 // space are evaluated first, as `tune --database --warm-start` does with a database's other keys.
 // Each JSON line then carries "warm_start": {"configs": the number taken from the trace (the
 // budget may evaluate fewer)}, and the trace also "warm_start"."file".
+// --transfer TRACE... (nearest problem size first): a problem size started from other sizes'
+// traces as `tune` starts one from the kernel's other sizes (sizes.hpp transfer_from); each JSON
+// line then carries "transfer": {"configs", "prior", "prior_failures", "traces"}.
 // --in-flight N: proposals as a tuning with N configurations in flight makes them (one more as
 // each is observed; TuneOptions::in_flight); each JSON line then carries "in_flight": N.
 #include <algorithm>
@@ -27,6 +30,7 @@
 
 #include "commands.hpp"
 #include "replay_backend.hpp"
+#include "sizes.hpp"
 #include "strategy.hpp"
 #include "tuner.hpp"
 
@@ -37,8 +41,8 @@ using nlohmann::json;
 
 struct ReplayArgs {
   std::string cache, results, spec, json_out, strategy, strategy_options = "{}", warm_start;
-  std::vector<std::string> constraints;
-  std::size_t budget = 0, repeat = 1, warm_start_count = 4, in_flight = 0;
+  std::vector<std::string> constraints, transfer;
+  std::size_t budget = 0, repeat = 1, warm_start_count = 4, in_flight = 0, transfer_count = 8;
   std::uint64_t seed = 1;
   json options = json::object();  // --strategy-options, parsed
 };
@@ -92,51 +96,73 @@ json number_or_null(const std::optional<double>& v) { return v ? json(*v) : json
 // --warm-start: the `count` best successful configurations of a replay trace (`--json` of one
 // run) that are configurations of `space` and satisfy its constraints, best first. Evaluations
 // whose parameters or values this space lacks are skipped (the log says how many).
-std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space) {
+// The evaluations of a replay trace (`--json` of one replay) that are configurations of `space`
+// (others counted in `foreign`), as outcomes: config, status, objective (ms), message. `option`
+// names the command-line option in messages.
+std::vector<Outcome> trace_outcomes(const std::string& option, const std::string& path, const Space& space,
+                                    std::size_t& foreign) {
   std::ifstream in(path);
-  if (!in) throw std::invalid_argument("--warm-start " + path + ": cannot be read");
+  if (!in) throw std::invalid_argument(option + " " + path + ": cannot be read");
   json trace;
   try {
     trace = json::parse(in);
   } catch (const json::exception& e) {
-    throw std::invalid_argument("--warm-start " + path + ": not valid JSON: " + e.what());
+    throw std::invalid_argument(option + " " + path + ": not valid JSON: " + e.what());
   }
   if (!trace.is_object() || !trace.contains("evaluations") || !trace["evaluations"].is_array())
-    throw std::invalid_argument("--warm-start " + path +
+    throw std::invalid_argument(option + " " + path +
                                 ": not the trace of one replay (a JSON object with an \"evaluations\" "
                                 "array, as `replay --json` writes without --repeat)");
-  std::vector<std::pair<double, Config>> ranked;
-  std::size_t foreign = 0, index = 0;
+  std::vector<Outcome> out;
+  std::size_t index = 0;
+  foreign = 0;
   for (const auto& e : trace["evaluations"]) {
     ++index;
+    const std::string where = option + " " + path + ": evaluation " + std::to_string(index);
     if (!e.is_object() || !e.contains("config") || !e["config"].is_object() || !e.contains("status") ||
         !e["status"].is_string())
-      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) +
-                                  " has no \"config\" object or \"status\" string");
-    Status status;
+      throw std::invalid_argument(where + " has no \"config\" object or \"status\" string");
+    Outcome o;
     try {
-      status = status_from_string(e["status"].get<std::string>());
+      o.status = status_from_string(e["status"].get<std::string>());
     } catch (const std::exception& x) {
-      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) + ": " + x.what());
+      throw std::invalid_argument(where + ": " + x.what());
     }
-    if (!is_success(status)) continue;
-    if (!e.contains("objective") || !e["objective"].is_number())
-      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) +
-                                  " succeeded but has no numeric \"objective\" (ms)");
+    if (is_success(o.status)) {
+      if (!e.contains("objective") || !e["objective"].is_number())
+        throw std::invalid_argument(where + " succeeded but has no numeric \"objective\" (ms)");
+      o.objective = e["objective"].get<double>();
+    }
+    o.message = e.value("message", std::string());
     std::vector<std::pair<std::string, std::string>> texts;
     try {
       texts = config_texts(e["config"]);
     } catch (const std::invalid_argument& x) {
-      throw std::invalid_argument("--warm-start " + path + ": evaluation " + std::to_string(index) + ": " + x.what());
+      throw std::invalid_argument(where + ": " + x.what());
     }
     try {
-      const Config c = space.config_from_texts(texts);
-      if (space.satisfies(c)) ranked.emplace_back(e["objective"].get<double>(), c);
-      else ++foreign;
+      o.config = space.config_from_texts(texts);
     } catch (const std::exception&) {
       ++foreign;  // a parameter or value this space does not have
+      continue;
     }
+    if (!space.satisfies(o.config)) {
+      ++foreign;
+      continue;
+    }
+    o.label = space.label(o.config);
+    out.push_back(std::move(o));
   }
+  return out;
+}
+
+// --warm-start: the `count` best successful configurations of a replay trace (`--json` of one
+// replay) that are configurations of this space, lowest objective first.
+std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space) {
+  std::size_t foreign = 0;
+  std::vector<std::pair<double, Config>> ranked;
+  for (const auto& o : trace_outcomes("--warm-start", path, space, foreign))
+    if (is_success(o.status)) ranked.emplace_back(*o.objective, o.config);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Config> out;
   for (const auto& [ms, c] : ranked) {
@@ -153,6 +179,21 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
                  "same kernel?"
               << std::endl;
   return out;
+}
+
+// --transfer: what `tune` gives a problem size from the other sizes (sizes.hpp transfer_from),
+// from their replay traces, nearest size first.
+SizeTransfer size_transfer(const std::vector<std::string>& paths, std::size_t count, const Space& space) {
+  std::vector<std::vector<Outcome>> traces;
+  for (const auto& path : paths) {
+    std::size_t foreign = 0;
+    traces.push_back(trace_outcomes("--transfer", path, space, foreign));
+  }
+  std::vector<const std::vector<Outcome>*> others;
+  for (const auto& t : traces) others.push_back(&t);
+  SizeTransfer t = transfer_from(others, count, {});
+  std::cerr << "[adaexplore] transfer: " << t.describe() << std::endl;
+  return t;
 }
 
 json summary(const TuneReport& r, const ReplayArgs& a, std::uint64_t seed,
@@ -283,15 +324,23 @@ int run_replay(ReplayArgs a) {
   ReplayBackend backend(cache);
   describe_space(cache, backend);
   const auto& optimum = backend.optimum();
-  const std::vector<Config> warm =
+  std::vector<Config> warm =
       a.warm_start.empty() ? std::vector<Config>{} : warm_start_configs(a.warm_start, a.warm_start_count, cache.space);
+  SizeTransfer transfer;
+  if (!a.transfer.empty()) {
+    transfer = size_transfer(a.transfer, a.transfer_count, cache.space);
+    warm.insert(warm.end(), transfer.warm_start.begin(), transfer.warm_start.end());
+  }
   std::vector<TuneReport> reports;
   json traces = json::array();
   for (std::size_t i = 0; i < a.repeat; ++i) {
     const std::uint64_t seed = a.seed + i;
-    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm, a.in_flight));
+    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm, a.in_flight, transfer.prior));
     json line = summary(reports.back(), a, seed, optimum);
-    if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size()}};
+    if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size() - transfer.warm_start.size()}};
+    if (!a.transfer.empty())
+      line["transfer"] = {{"configs", transfer.warm_start.size()}, {"prior", transfer.prior.size()},
+                          {"prior_failures", transfer.prior_failures}, {"traces", a.transfer.size()}};
     std::cout << line.dump() << "\n";
     if (!a.json_out.empty()) traces.push_back(trace(reports.back(), cache, a, std::move(line)));
     reports.back().outcomes.clear();  // only best and counts are needed from here on
@@ -355,6 +404,14 @@ Command register_replay_command(CLI::App& app) {
                   "configurations of this space are evaluated first (budget included), as `tune "
                   "--database --warm-start` does with other keys")
       ->check(CLI::ExistingFile);
+  sub->add_option("--transfer", a->transfer,
+                  "a replay trace (--json of one replay) of the same kernel at another problem size, nearest size "
+                  "first (repeatable): what `tune` gives a size from the kernel's other sizes (sizes.hpp): up to "
+                  "--transfer-count of their best configurations evaluated first (round-robin over the traces), "
+                  "and their size-independent failures (compile_error, resource_limit other than an allocation) "
+                  "and successes given to adaexplore's knowledge base before its first proposal; each JSON line "
+                  "then carries \"transfer\": {\"configs\", \"prior\", \"prior_failures\", \"traces\"}");
+  sub->add_option("--transfer-count", a->transfer_count, "configurations --transfer evaluates first (default 8)");
   sub->add_option("--warm-start-count", a->warm_start_count,
                   "with --warm-start: how many of its best configurations (default 4, as tune's --warm-start)")
       ->needs(warm);

@@ -164,13 +164,15 @@ std::optional<Outcome> ReplayBackend::check_statically(const Config& config) con
 
 TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
                          const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
-                         const std::vector<Config>& warm_start, std::size_t in_flight) {
+                         const std::vector<Config>& warm_start, std::size_t in_flight,
+                         const std::vector<Outcome>& prior) {
   const Space& space = backend.cache().space;
   StrategyOptions so;
   so.seed = seed;
   so.budget = budget;
   so.options = options;
   so.static_check = [&backend](const Config& c) { return backend.check_statically(c); };
+  so.prior = prior;
   auto search = make_strategy(strategy, space, so);
   TuneOptions to;
   to.kernel = backend.cache().kernel_name;

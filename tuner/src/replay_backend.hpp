@@ -71,10 +71,12 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
 /// come in rounds of 8, each made with every earlier outcome known; `in_flight` N > 0 replays a
 /// tuning that keeps N configurations in flight instead (TuneOptions::in_flight: each proposal
 /// without the outcomes of N - 1 others, as a real tuning's compile workers make them).
-/// Deterministic: same arguments, same outcomes.
+/// `prior`: StrategyOptions::prior (another problem size's evidence, sizes.hpp). Deterministic:
+/// same arguments, same outcomes.
 TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
                          const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
-                         const std::vector<Config>& warm_start = {}, std::size_t in_flight = 0);
+                         const std::vector<Config>& warm_start = {}, std::size_t in_flight = 0,
+                         const std::vector<Outcome>& prior = {});
 
 /// optimum / best: 1 when the optimum was found, 0 when nothing succeeded (or nothing did in the
 /// file).
