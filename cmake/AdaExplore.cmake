@@ -51,6 +51,8 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
       [COMPILE_OPTIONS <flag>...]
       [INCLUDE_DIRECTORIES <dir>...]
       [RUN_ARGS <arg>...]
+      [SIZES <size>...]
+      [SIZE_BUDGET <evaluations>]
       [RUN_TIMEOUT <seconds>]
       [RUN_TIMEOUT_FACTOR <factor>]
       [RUN_TIMEOUT_FLOOR <seconds>]
@@ -202,12 +204,15 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     ``${CMAKE_CURRENT_SOURCE_DIR}/pinned/<name>.hpp`` (beside the calling ``CMakeLists.txt``).
     Before it is used, it is checked against the call: its namespace (``NAMESPACE``, else
     ``adaexplore::<name>``) and ``// Kernel:`` line (another kernel's header), its constants
-    against ``PARAMS`` (a parameter missing or extra), each value among the ``PARAMS`` values
-    (integers compared here; other numbers by the tuner) and, by ``adaexplore-tuner check``, the
-    ``CONSTRAINTS``, the launch limits and its compile (a multi-device header of
-    ``adaexplore-tuner header``: every entry's values, and the entry of the first target
-    architecture compiled). One that does not fit is an error naming the header and the parameter
-    in ``PINNED`` mode; otherwise a warning, and the kernel gets its ``DEFAULTS``.
+    against ``PARAMS`` (a parameter missing or extra), its ``// Sizes:`` line against ``SIZES``
+    (the same sizes in the same order; a header with sizes for a call without, or one without
+    for a call with, does not fit either), each value among the ``PARAMS`` values (integers
+    compared here; other numbers by the tuner; a header of sizes: every entry's) and, by
+    ``adaexplore-tuner check``, the ``CONSTRAINTS``, the launch limits and its compile (a
+    multi-device header of ``adaexplore-tuner header``: every entry's values, and the entry of the
+    first target architecture compiled; a header of sizes: its constants, the first size's). One
+    that does not fit is an error naming the header and the parameter in ``PINNED`` mode;
+    otherwise a warning, and the kernel gets its ``DEFAULTS``.
 
   ``ARCH <sm_XX>``
     cuda: the architecture to compile for while tuning (``sm_90``, ``90``, ``sm_90a``).
@@ -233,6 +238,55 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
 
   ``RUN_ARGS <arg>...``
     Arguments passed to every run of the benchmark (problem size, ...). Default: none.
+
+  ``SIZES <size>...``
+    The problem sizes to tune for, one argument each: ``NAME=VALUE`` pairs separated by spaces
+    (or commas), the same names in the same order in every size, each value a positive integer:
+    ``SIZES "M=512 N=512 K=512" "M=4096 N=4096 K=4096"`` (quote each size: an unquoted
+    ``M=512 N=512`` is two sizes). The names are identifiers, not a parameter's name (the header
+    declares both); no size may be given twice. Each size is tuned as a key of its own (the spec's
+    key with the size added), in ascending volume (the product of its values; declared order on
+    ties): the smallest first, with ``BUDGET``; each other size (and a size added later) with
+    ``SIZE_BUDGET``, starting from the other sizes' evidence: their best configurations are
+    evaluated right after the defaults, and their failures that do not depend on the size
+    (``compile_error``; ``resource_limit`` from ptxas, the launch limits or the driver's verdict
+    on a block, not a failed allocation) are known to the search before its first proposal. Every
+    size's winner is then verified at every other size (the header's comment says where each
+    verified); one faster at a size than that size's own winner takes its place there.
+    The benchmark reads the size being tuned with ``bench.size("M")`` (``Benchmark::size``; the
+    tuner passes ``--adaexplore-size M=512`` per name, before ``RUN_ARGS``, which are still
+    passed; ``bench.size("M", 1024)`` gives a fallback for runs without sizes).
+    The header then holds, besides the constants, a table of every size's values and a selector:
+
+    .. code-block:: c++
+
+      namespace adaexplore::<name> {
+      inline constexpr bool kTuned = true;
+      inline constexpr int TILE_M = 64;         // the constants: the first size's entry
+      struct Size { long long M, N, K; };       // one member per name (abridged)
+      struct SizeParams { int TILE_M; ... };    // one member per parameter
+      struct SizeEntry { Size size; SizeParams params; };
+      inline constexpr SizeEntry kSizes[] = {...};  // one entry per size, declared order
+      inline constexpr std::size_t kSizeCount = 2;
+      constexpr std::size_t select_index(long long M, long long N, long long K);
+      constexpr const SizeParams& select(long long M, long long N, long long K);
+      }
+
+    ``select(<names>)`` (constexpr) returns the entry of the tuned size nearest in log space (the
+    smallest sum over the names of ``|ln(x / tuned)|``), ties to the larger size (volume);
+    outside the tuned range, the nearest end's. The top-level constants (``kTuned``, one per
+    parameter) are the entry of the first size given, for code that does not select by size. The
+    comment's ``// Sizes:`` line lists the sizes as given (``// Sizes:       M=512 N=512 K=512;
+    M=4096 N=4096 K=4096``). Without a GPU the defaults header has the same layout, every entry
+    the ``DEFAULTS``; a pinned header must have been tuned for the same sizes in the same order
+    (see ``PINNED_HEADER``). Adding a size tunes only that size on the next configure (and
+    verifies the winners with it; the others answer from the tuning database); removing one
+    drops its entry from the header, the others' results untouched. Default: none (the kernel is
+    tuned at one size, the one ``RUN_ARGS`` gives).
+
+  ``SIZE_BUDGET <evaluations>``
+    With ``SIZES``: evaluations of each size tuned after another, a positive integer (the first
+    size gets ``BUDGET``). Default ``ceil(BUDGET / 3)``.
 
   ``RUN_TIMEOUT <seconds>``
     The cap of every benchmark run's time limit, and the limit of the defaults' run; a run
@@ -493,8 +547,8 @@ endif()
 function(adaexplore_tune_kernel)
   set(one TEMPLATE BENCHMARK BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED NAMESPACE PINNED_HEADER ARCH
           RUN_TIMEOUT RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR COMPILE_TIMEOUT THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS
-          IN_FLIGHT RUNNER COMPILE_UNIT)
-  set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS COMPILER_LAUNCHER)
+          IN_FLIGHT RUNNER COMPILE_UNIT SIZE_BUDGET)
+  set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS COMPILER_LAUNCHER SIZES)
   if(ARGC EQUAL 0)
     set(name "")
   else()
@@ -631,6 +685,8 @@ function(_adaexplore_usage out keyword)
       "COMPILE_OPTIONS|COMPILE_OPTIONS <flag>..., e.g. COMPILE_OPTIONS --use_fast_math"
       "INCLUDE_DIRECTORIES|INCLUDE_DIRECTORIES <dir>..., e.g. INCLUDE_DIRECTORIES include"
       "RUN_ARGS|RUN_ARGS <arg>..., e.g. RUN_ARGS --size 4096"
+      "SIZES|SIZES <size>..., each size one argument of NAME=VALUE pairs, e.g. SIZES \"M=512 N=512 K=512\" \"M=4096 N=4096 K=4096\""
+      "SIZE_BUDGET|SIZE_BUDGET <evaluations>, a positive integer (with SIZES), e.g. SIZE_BUDGET 50"
       "RUN_TIMEOUT|RUN_TIMEOUT <seconds>, more than 0, e.g. RUN_TIMEOUT 30"
       "COMPILE_TIMEOUT|COMPILE_TIMEOUT <seconds>, more than 0, e.g. COMPILE_TIMEOUT 120"
       "COMPILER_LAUNCHER|COMPILER_LAUNCHER <launcher> [<arg>...], e.g. COMPILER_LAUNCHER ccache"
@@ -678,6 +734,13 @@ function(_adaexplore_check_arguments name prefix one multi)
   set(integer "^(0|[1-9][0-9]*)$")
   set(seconds "^(0|[1-9][0-9]*)(\\.[0-9]+)?$")
   _adaexplore_check_value("${name}" ${prefix} BUDGET "^[1-9][0-9]*$" "is not a positive integer")
+  _adaexplore_check_value("${name}" ${prefix} SIZE_BUDGET "^[1-9][0-9]*$" "is not a positive integer")
+  if(DEFINED ${prefix}_SIZE_BUDGET AND NOT DEFINED ${prefix}_SIZES)
+    _adaexplore_usage(usage SIZES)
+    _adaexplore_fail("${name}" "SIZE_BUDGET ${${prefix}_SIZE_BUDGET} is given without SIZES; it is the budget of "
+                     "each problem size tuned after the first, so it needs the sizes: add ${usage}, or remove "
+                     "SIZE_BUDGET (BUDGET is the budget of a kernel tuned at one size).")
+  endif()
   _adaexplore_check_value("${name}" ${prefix} SEED "${integer}" "is not a non-negative integer")
   _adaexplore_check_value("${name}" ${prefix} JOBS "${integer}" "is not a non-negative integer")
   _adaexplore_check_value("${name}" ${prefix} IN_FLIGHT "${integer}" "is not a non-negative integer")
@@ -871,7 +934,7 @@ function(_adaexplore_near_keyword out word)
   set(keywords TEMPLATE BENCHMARK PARAMS CONSTRAINTS DEFAULTS BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED
                NAMESPACE PINNED_HEADER ARCH COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS RUN_TIMEOUT
                RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR RUNNER COMPILE_UNIT COMPILE_TIMEOUT COMPILER_LAUNCHER
-               THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS IN_FLIGHT)
+               THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS IN_FLIGHT SIZES SIZE_BUDGET)
   foreach(keyword IN LISTS keywords)
     string(LENGTH "${keyword}" kl)
     math(EXPR difference "${kl} - ${length}")
@@ -1045,6 +1108,89 @@ function(_adaexplore_defaults_json out name names)
   set(${out} "{${joined}}" PARENT_SCOPE)
 endfunction()
 
+# SIZES -> the spec's "sizes" object {"names": [...], "values": [[...], ...]} (tuner/src/sizes.hpp).
+# Each element of the list `sizes_var` is one size, NAME=VALUE pairs separated by spaces or commas
+# ("M=512 N=512 K=512"); every size names the same names in the same order, each value a positive
+# integer, no size twice, no name a parameter's (`names`: the PARAMS names).
+function(_adaexplore_sizes_json out name names sizes_var)
+  _adaexplore_usage(usage SIZES)
+  set(example "SIZES \"M=512 N=512 K=512\" \"M=4096 N=4096 K=4096\"")
+  set(size_names "")
+  set(first "")
+  set(labels "")
+  set(rows "")
+  foreach(size IN LISTS ${sizes_var})
+    string(REGEX REPLACE "[ \t\r\n,]+" ";" pairs "${size}")
+    list(FILTER pairs EXCLUDE REGEX "^$")
+    if(pairs STREQUAL "")
+      _adaexplore_fail("${name}" "SIZES has an empty size ('${size}'); remove it or write one as NAME=VALUE pairs, "
+                       "e.g. ${example}.")
+    endif()
+    set(these "")
+    set(values "")
+    foreach(pair IN LISTS pairs)
+      if(NOT pair MATCHES "^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+        _adaexplore_near_keyword(keyword "${pair}")
+        if(NOT keyword STREQUAL "" AND size STREQUAL pair)
+          _adaexplore_fail("${name}" "'${pair}' after SIZES looks like the keyword ${keyword} misspelled, so it was "
+                           "read as a size; write ${keyword}.")
+        endif()
+        _adaexplore_fail("${name}" "SIZES '${size}': '${pair}' is not NAME=VALUE (NAME an identifier); write each "
+                         "size as one argument of NAME=VALUE pairs separated by spaces, e.g. ${example}.")
+      endif()
+      set(dimension "${CMAKE_MATCH_1}")
+      set(value "${CMAKE_MATCH_2}")
+      string(LENGTH "${value}" digits)
+      if(NOT value MATCHES "^[1-9][0-9]*$" OR digits GREATER 18)
+        _adaexplore_fail("${name}" "SIZES '${size}': '${value}' (${dimension}) is not a positive integer; a size's "
+                         "values are whole numbers of 1 or more (at most 18 digits), e.g. ${dimension}=512.")
+      endif()
+      if(dimension IN_LIST these)
+        _adaexplore_fail("${name}" "SIZES '${size}' gives ${dimension} twice; give each name once per size, e.g. "
+                         "${example}.")
+      endif()
+      if(dimension IN_LIST names)
+        string(REPLACE ";" ", " known "${names}")
+        _adaexplore_fail("${name}" "SIZES '${size}' names ${dimension}, which is also a parameter of PARAMS "
+                         "(${known}); the header declares both, so rename the size's ${dimension} (or the "
+                         "parameter).")
+      endif()
+      list(APPEND these "${dimension}")
+      list(APPEND values "${value}")
+    endforeach()
+    if(first STREQUAL "")
+      set(first "${size}")
+      set(size_names "${these}")
+    elseif(NOT these STREQUAL size_names)
+      string(REPLACE ";" ", " have "${these}")
+      string(REPLACE ";" ", " want "${size_names}")
+      _adaexplore_fail("${name}" "SIZES '${size}' names ${have}, but the first size '${first}' names ${want}: every "
+                       "size names the same names in the same order. Each argument of SIZES is one whole size, "
+                       "so quote it: ${example}.")
+    endif()
+    set(pieces "")
+    foreach(dimension value IN ZIP_LISTS these values)
+      list(APPEND pieces "${dimension}=${value}")
+    endforeach()
+    string(JOIN " " label ${pieces})
+    list(FIND labels "${label}" seen)
+    if(NOT seen EQUAL -1)
+      list(GET ${sizes_var} ${seen} earlier)
+      _adaexplore_fail("${name}" "SIZES gives the size ${label} twice ('${earlier}' and '${size}'); give each "
+                       "size once.")
+    endif()
+    list(APPEND labels "${label}")
+    string(JOIN ", " joined ${values})
+    list(APPEND rows "[${joined}]")
+  endforeach()
+  if(rows STREQUAL "")
+    _adaexplore_fail("${name}" "SIZES is given without a size; write ${usage}, or leave the keyword out.")
+  endif()
+  _adaexplore_json_strings(json_names ${size_names})
+  string(JOIN ", " joined ${rows})
+  set(${out} "{\"names\": ${json_names}, \"values\": [${joined}]}" PARENT_SCOPE)
+endfunction()
+
 # The compiler the tuner should use for `backend`: the project's own when its language is enabled.
 function(_adaexplore_compiler out backend)
   set(${out} "" PARENT_SCOPE)
@@ -1209,6 +1355,11 @@ function(_adaexplore_spec_json out name prefix template benchmark)
   _adaexplore_json_set_if(j ${p}_IN_FLIGHT in_flight)
   _adaexplore_spec_compiler_and_run(j ${p})
   _adaexplore_spec_launch(j ${p} "${name}" "${names}")
+  if(DEFINED ${p}_SIZES)
+    _adaexplore_sizes_json(sizes "${name}" "${names}" ${p}_SIZES)
+    _adaexplore_json_set_if(sizes ${p}_SIZE_BUDGET budget)
+    string(JSON j SET "${j}" sizes "${sizes}")
+  endif()
   string(JSON j SET "${j}" work_dir "\"work\"")
   set(${out} "${j}\n" PARENT_SCOPE)
 endfunction()
@@ -1686,14 +1837,42 @@ endfunction()
 
 # The values of a pinned header: `prefix`_NAMESPACE, _KERNEL (its "// Kernel:" line), _NAMES and,
 # per name, _VALUE_<name>; a multi-device header (adaexplore-tuner header: params_for()) gives
-# _ENTRIES (the compute capabilities, 90;80) and _VALUE_<cc>_<name> instead.
+# _ENTRIES (the compute capabilities, 90;80) and _VALUE_<cc>_<name> instead. A header of problem
+# sizes (SIZES: render_sized_header) gives _SIZES (its "// Sizes:" line, "M=512 N=512; M=4096
+# N=4096"; "" without one), _SIZE_LABELS (the kSizes entries' sizes, "M=512 N=512;...") and per
+# entry i (0, 1, ...) _SIZE_VALUES_<i> (its values, in the order of _NAMES); its top-level constants
+# (the first size's) are the _VALUE_<name> as for a single-device header.
 function(_adaexplore_read_pinned prefix file)
   file(READ "${file}" text)
+  set(sizes "")
+  if(text MATCHES "(^|\n)//[ \t]*Sizes:[ \t]*([^\n]*)")
+    string(STRIP "${CMAKE_MATCH_2}" sizes)
+  endif()
   string(REPLACE ";" "\n" text "${text}")  # no list separators in the matches below
   set(kernel "")
   if(text MATCHES "//[ \t]*Kernel:[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
     set(kernel "${CMAKE_MATCH_1}")
   endif()
+  set(size_labels "")
+  if(text MATCHES "kSizes\\[\\][ \t]*=[ \t]*{(.*)\n}")
+    string(REGEX MATCHALL "{{[^}]*}, {[^}]*}},[ \t]*//[ \t]*[^:\n]*" rows "${CMAKE_MATCH_1}")
+    set(i 0)
+    foreach(row IN LISTS rows)
+      string(REGEX MATCH "^{{[^}]*}, {([^}]*)}},[ \t]*//[ \t]*([^:\n]*)" _ "${row}")
+      string(STRIP "${CMAKE_MATCH_2}" label)
+      list(APPEND size_labels "${label}")
+      string(REPLACE "," ";" values "${CMAKE_MATCH_1}")
+      set(entry_values "")
+      foreach(value IN LISTS values)
+        string(STRIP "${value}" value)
+        list(APPEND entry_values "${value}")
+      endforeach()
+      set(${prefix}_SIZE_VALUES_${i} "${entry_values}" PARENT_SCOPE)
+      math(EXPR i "${i} + 1")
+    endforeach()
+  endif()
+  set(${prefix}_SIZES "${sizes}" PARENT_SCOPE)
+  set(${prefix}_SIZE_LABELS "${size_labels}" PARENT_SCOPE)
   set(space "")
   if(text MATCHES "(^|\n)[ \t]*namespace[ \t]+([A-Za-z_][A-Za-z0-9_:]*)[ \t]*{")
     set(space "${CMAKE_MATCH_2}")
@@ -1791,10 +1970,12 @@ function(_adaexplore_value_in_param found_out undecided_out list_out param value
 endfunction()
 
 # Checks a pinned header against the call: the kernel (namespace, "// Kernel:" line), the parameter
-# set, and each value among the PARAMS values. `problem_out`: what does not fit, naming the header
-# and the parameter ("" when it fits); `config_out`: its values as NAME=VALUE,... for the tuner's
-# check of the constraints and launch limits (a multi-device header: the entry of the first target
-# architecture, "" when it has none).
+# set, the problem sizes (its "// Sizes:" line is the call's SIZES, in their order; none without
+# SIZES), and each value among the PARAMS values (a header of sizes: every kSizes entry's too).
+# `problem_out`: what does not fit, naming the header and the parameter ("" when it fits);
+# `config_out`: its values as NAME=VALUE,... for the tuner's check of the constraints and launch
+# limits (a multi-device header: the entry of the first target architecture, "" when it has none;
+# a header of sizes: its top-level constants, the first size's).
 function(_adaexplore_check_pinned problem_out config_out name pinned spec_file archs)
   set(${problem_out} "" PARENT_SCOPE)
   set(${config_out} "" PARENT_SCOPE)
@@ -1855,11 +2036,44 @@ function(_adaexplore_check_pinned problem_out config_out name pinned spec_file a
       return()
     endif()
   endforeach()
-  set(entries "")  # "" for the single-device header's values
+  _adaexplore_spec_size_labels(expected_sizes "${spec}")
+  string(REPLACE ";" "; " expected_text "${expected_sizes}")
+  if(NOT expected_sizes STREQUAL "" AND pin_SIZES STREQUAL "")
+    string(CONCAT _adaexplore_text "${header} has no // Sizes: line: it was pinned without SIZES, and this call "
+                                   "tunes the sizes ${expected_text}: re-pin it after tuning these sizes")
+    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT expected_sizes STREQUAL "" AND NOT pin_SIZES STREQUAL expected_text)
+    string(CONCAT _adaexplore_text "${header} was tuned for the sizes ${pin_SIZES} (its // Sizes: line), not "
+                                   "${expected_text}: re-pin it after tuning these sizes")
+    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  if(expected_sizes STREQUAL "" AND NOT pin_SIZES STREQUAL "")
+    string(REPLACE "; " ";" pinned_sizes "${pin_SIZES}")
+    set(quoted "")
+    foreach(size IN LISTS pinned_sizes)
+      string(APPEND quoted " \"${size}\"")
+    endforeach()
+    string(CONCAT _adaexplore_text "${header} was tuned for the sizes ${pin_SIZES} (its // Sizes: line), but this "
+                                   "call has no SIZES: add SIZES${quoted} to the call, or re-pin it after tuning "
+                                   "without SIZES")
+    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+    return()
+  endif()
+  set(entries "")  # "-" for the single-device header's values
   if(pin_ENTRIES)
     set(entries ${pin_ENTRIES})
   else()
     set(entries "-")
+    list(LENGTH pin_SIZE_LABELS size_entries)
+    if(size_entries GREATER 0)
+      math(EXPR last_size "${size_entries} - 1")
+      foreach(i RANGE ${last_size})
+        list(APPEND entries "#${i}")  # the kSizes entry i
+      endforeach()
+    endif()
   endif()
   set(config "")
   set(first_cc "")
@@ -1872,6 +2086,20 @@ function(_adaexplore_check_pinned problem_out config_out name pinned spec_file a
       if(entry STREQUAL "-")
         set(value "${pin_VALUE_${param_name}}")
         set(where "${header} sets ${param_name} = ${value}")
+      elseif(entry MATCHES "^#([0-9]+)$")
+        set(i "${CMAKE_MATCH_1}")
+        list(GET pin_SIZE_LABELS ${i} label)
+        list(LENGTH pin_SIZE_VALUES_${i} given)
+        list(LENGTH pin_NAMES wanted)
+        if(NOT given EQUAL wanted)
+          string(CONCAT _adaexplore_text "the kSizes entry for the size ${label} of ${header} has ${given} values "
+                                         "for its ${wanted} parameters: it is not a header AdaExplore wrote")
+          set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
+          return()
+        endif()
+        list(FIND pin_NAMES "${param_name}" at)
+        list(GET pin_SIZE_VALUES_${i} ${at} value)
+        set(where "${header} sets ${param_name} = ${value} for the size ${label}")
       else()
         set(value "${pin_VALUE_${entry}_${param_name}}")
         set(where "${header} sets ${param_name} = ${value} for compute capability ${entry}")
@@ -1891,6 +2119,29 @@ function(_adaexplore_check_pinned problem_out config_out name pinned spec_file a
     endif()
   endforeach()
   set(${config_out} "${config}" PARENT_SCOPE)
+endfunction()
+
+# The labels of the spec's "sizes" ("M=512 N=512 K=512;M=4096 N=4096 K=4096", as the tuner writes
+# them in a header's "// Sizes:" line, there joined by "; "); "" without sizes.
+function(_adaexplore_spec_size_labels out spec)
+  set(labels "")
+  string(JSON count ERROR_VARIABLE none LENGTH "${spec}" sizes values)
+  if(NOT none AND count GREATER 0)
+    string(JSON dimensions LENGTH "${spec}" sizes names)
+    math(EXPR last_size "${count} - 1")
+    math(EXPR last_dimension "${dimensions} - 1")
+    foreach(i RANGE ${last_size})
+      set(pieces "")
+      foreach(k RANGE ${last_dimension})
+        string(JSON dimension GET "${spec}" sizes names ${k})
+        string(JSON value GET "${spec}" sizes values ${i} ${k})
+        list(APPEND pieces "${dimension}=${value}")
+      endforeach()
+      string(JOIN " " label ${pieces})
+      list(APPEND labels "${label}")
+    endforeach()
+  endif()
+  set(${out} "${labels}" PARENT_SCOPE)
 endfunction()
 
 # A pinned header that does not fit the call: an error in PINNED mode, else a warning, and the
@@ -2096,6 +2347,7 @@ function(_adaexplore_use_pinned name backend pinned header note)
     endif()
     list(APPEND recorded "${line}")
   endforeach()
+  list(REMOVE_DUPLICATES recorded)  # a header of problem sizes: one line per size
   set(tuned_on "")
   if(recorded)
     string(JOIN "; " tuned_on ${recorded})
