@@ -56,6 +56,16 @@
 #   keeps in flight only what keeps the GPU busy). Per-status counts of each in the summary. FAILCOMPARE_MODES ("default weighted off"), FAILCOMPARE_TIME_LIMIT (150 s each,
 #   no new evaluation after). About 6 minutes on an H200 for 2 seeds. Logs and the derived specs
 #   under $OUT/logs/failcompare/.
+#   sizespace: search spaces recorded at four problem sizes each, for the size-transfer benchmark
+#   (bench/size_transfer.py): the gemm example's spec (configured with ADAEXPLORE_MODE=DEFAULTS)
+#   restricted to BLOCK_M, BLOCK_N in 32 64 128, BLOCK_K 8 16, THREAD_M, THREAD_N 2 4 8,
+#   VECTOR_LOADS 0 1, PAD 0, STAGES 1 (324 configurations, those over 1024 threads per block
+#   resource_limit) at M = N = K = 256, 512, 1024, 2048, and the vector_add example's whole space
+#   (180) at N = 2^18, 2^20, 2^22, 2^24; every size exhaustively (strategy random, budget and
+#   sizes.budget the space's size), into bench/size_transfer/<kernel>/h200.<size>.jsonl with the
+#   derived spec beside them. SIZESPACE_KERNELS ("vector_add gemm"), SIZESPACE_TIME_LIMIT (300 s
+#   per size, no new evaluation after). About 6 minutes on an H200. Copies under
+#   $OUT/logs/sizespace/.
 #   kernelunit: the kernel unit against the whole program per configuration (compiler.unit
 #   "kernel" vs "program", the pipeline before 2026-12-01), fresh results and a fresh compile
 #   cache each, one after the other: the vector_add example (its spec, configured with
@@ -92,6 +102,7 @@ run_multigpu=0
 run_gemmspace=0
 run_failcompare=0
 run_kernelunit=0
+run_sizespace=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -106,6 +117,7 @@ for a in "$@"; do
     gemmspace) run_gemmspace=1 ;;
     failcompare) run_failcompare=1 ;;
     kernelunit) run_kernelunit=1 ;;
+    sizespace) run_sizespace=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -263,6 +275,52 @@ PY
   cp "$gdir/h200-exhaustive-random.jsonl" bench/failure_space/gemm/spec.json "$OUT/logs/gemmspace/"
   log "gemmspace: $(evaluations "$gdir/h200-exhaustive-random.jsonl") evaluations recorded (the space has 2048), by status:"
   status_counts "$gdir/h200-exhaustive-random.jsonl" | tee -a "$OUT/logs/summary.txt"
+fi
+if [ $run_sizespace = 1 ]; then
+  mkdir -p "$OUT/logs/sizespace"
+  for k in ${SIZESPACE_KERNELS:-vector_add gemm}; do
+    sdir=bench/size_transfer/$k
+    mkdir -p "$sdir"
+    rm -rf "build-sizespace-$k"
+    step "sizespace-$k-configure" cmake -S "examples/$k" -B "build-sizespace-$k" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS
+    python3 - "build-sizespace-$k/_adaexplore/kernels/$k/spec.json" "$sdir/spec.json" "$k" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+k = sys.argv[3]
+if k == "gemm":
+    keep = {"BLOCK_M": [32, 64, 128], "BLOCK_N": [32, 64, 128], "BLOCK_K": [8, 16], "THREAD_M": [2, 4, 8],
+            "THREAD_N": [2, 4, 8], "VECTOR_LOADS": [0, 1], "PAD": [0], "STAGES": [1]}
+    for p in s["parameters"]:
+        p["values"] = keep[p["name"]]
+    s["sizes"] = {"names": ["M", "N", "K"], "values": [[n, n, n] for n in (256, 512, 1024, 2048)]}
+    s["defaults"] = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 8, "THREAD_M": 4, "THREAD_N": 4, "VECTOR_LOADS": 0,
+                     "PAD": 0, "STAGES": 1}
+    what = "restricted to 324 configurations"
+else:
+    s["sizes"] = {"names": ["N"], "values": [[1 << e] for e in (18, 20, 22, 24)]}
+    what = "its whole space"
+count = 1
+for p in s["parameters"]:
+    count *= len(p["values"])
+s["sizes"]["budget"] = count
+s["budget"] = {"evaluations": count, "seconds": 0}
+s["$comment"] = ("The %s example's spec (examples/%s/CMakeLists.txt, as adaexplore_tune_kernel() writes it), %s, "
+                 "at four problem sizes, every one exhaustively, for the size-transfer benchmark "
+                 "(bench/size_transfer.py); written by tools/device-run.sh sizespace." % (k, k, what))
+s["work_dir"] = "work-sizespace-" + k
+json.dump(s, open(sys.argv[2], "w"), indent=2, sort_keys=True)
+print(count)
+PY
+    n=$(python3 -c "import json; s=json.load(open('$sdir/spec.json')); print(s['budget']['evaluations'])")
+    step "sizespace-$k" "$tuner" tune --spec "$sdir/spec.json" --strategy random --budget "$n" \
+      --time-limit "${SIZESPACE_TIME_LIMIT:-300}" --confirm-rounds 0 \
+      --results "$sdir/h200.jsonl" --header "$OUT/logs/sizespace/$k.hpp"
+    cp "$sdir"/h200.*.jsonl "$sdir/spec.json" "$OUT/logs/sizespace/" 2>/dev/null
+    for f in "$sdir"/h200.*.jsonl; do
+      log "sizespace: $f: $(evaluations "$f") evaluations recorded (the space has $n), by status:"
+      status_counts "$f" | tee -a "$OUT/logs/summary.txt"
+    done
+  done
 fi
 if [ $run_throughput = 1 ]; then
   tdir=$OUT/logs/throughput

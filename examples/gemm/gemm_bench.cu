@@ -43,7 +43,9 @@
 // kept for the throughput benchmark's before/after), it includes gemm.cuh and calls
 // gemm_tuning::launch(). Both launch the same kernel with the same grid and block.
 //
-// Arguments after the harness's own: --size S (M = N = K = S), or --m M --n N --k K.
+// The problem size: the size being tuned (SIZES "M=... N=... K=..." in CMakeLists.txt: the harness's
+// Benchmark::size), else the arguments after the harness's own: --size S (M = N = K = S), or
+// --m M --n N --k K; else 4096.
 #include <adaexplore/harness.cuh>
 #include <algorithm>
 #include <cmath>
@@ -196,7 +198,10 @@ adaexplore::Verification check(const adaexplore::NonFinite& bad, std::size_t ele
 
 int main(int argc, char** argv) {
   adaexplore::Benchmark bench(argc, argv);
-  const Shape s = parse_shape(bench.args());
+  Shape s = parse_shape(bench.args());
+  s.m = static_cast<int>(bench.size("M", s.m));
+  s.n = static_cast<int>(bench.size("N", s.n));
+  s.k = static_cast<int>(bench.size("K", s.k));
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) {
     std::fprintf(stderr, "gemm_bench: --size, --m, --n and --k must be positive\n");
     return 64;

@@ -17,7 +17,8 @@
 // from the template (Benchmark::exported). With compiler.unit "program" (the whole benchmark per
 // configuration, kept for the throughput benchmark's before/after): vector_add_tuning::launch().
 //
-// Arguments after the harness's own: --n N  (problem size; default 134217728).
+// The problem size N: the size being tuned (SIZES "N=..." in CMakeLists.txt: Benchmark::size), else
+// the argument after the harness's own --n N, else 134217728.
 #include <adaexplore/harness.cuh>
 #include <algorithm>
 #include <cstdlib>
@@ -42,7 +43,7 @@ std::size_t problem_size(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   adaexplore::Benchmark bench(argc, argv);
-  const std::size_t n = problem_size(bench.args());
+  const std::size_t n = static_cast<std::size_t>(bench.size("N", static_cast<long long>(problem_size(bench.args()))));
   auto a = bench.input<float>(n);
   auto b = bench.input<float>(n);
   auto c = bench.output<float>(n);
