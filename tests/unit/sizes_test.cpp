@@ -358,7 +358,7 @@ class SizesCli : public ::testing::Test {
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
-  void write_spec(const std::vector<long long>& sizes) const {
+  void write_spec(const std::vector<long long>& sizes, int size_budget = 6) const {
     json values = json::array();
     for (long long n : sizes) values.push_back({n});
     const json spec = {
@@ -370,7 +370,7 @@ class SizesCli : public ::testing::Test {
         {"defaults", {{"TILE", 4}, {"TAIL", 1}}},
         {"strategy", "random"},
         {"budget", {{"evaluations", 6}}},
-        {"sizes", {{"names", {"N"}}, {"values", values}, {"budget", 6}}},
+        {"sizes", {{"names", {"N"}}, {"values", values}, {"budget", size_budget}}},
         {"compiler", {{"flags", {"-O1"}}}},
         {"run", {{"timeout_s", 20}, {"args", {"--adaexplore-measure-ms", "5", "--adaexplore-warmup-ms", "1"}}}}};
     std::ofstream(dir_ / "spec.json") << spec.dump(2);
@@ -416,7 +416,7 @@ TEST_F(SizesCli, ATailBugNeverWinsASizeItFailsAndTheHeaderSaysWhereEachWinnerVer
   write_spec({4096, 4099});  // 4099 is no multiple of any TILE
   const Run r = tune();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_CONTAINS(r.out, "2 problem sizes, tuned in this order: N=4096 (budget 6); N=4099;");
+  EXPECT_CONTAINS(r.out, "2 problem sizes, in this order: N=4096; N=4099 (budget 6 for a size tuned while no other size has results, 6 for each other");
   EXPECT_CONTAINS(r.out, "scale [N=4099]: transfer: ");
   const auto recs = records();
   ASSERT_EQ(recs.size(), 2u);
@@ -448,30 +448,35 @@ TEST_F(SizesCli, AnAddedSizeIsTunedAloneARemovedOneDropsOutAndNothingChangedIsAC
   EXPECT_EQ(records(), before);
   EXPECT_CONTAINS(r.out, "header " + (dir_ / "tuned.hpp").string() + " unchanged");
   EXPECT_EQ(std::regex_search(r.out, std::regex("[1-9][0-9]* new\\)")), false) << r.out;
-  // A size added: tuned (from the others' evidence); the others only get its winner verified.
-  write_spec({1024, 4096, 2048});
+  // A size added, smaller than the others: tuned with SIZE_BUDGET (3) from the others' evidence,
+  // not as a cold start; the others only get its winner verified, and keep their budget (6).
+  write_spec({1024, 4096, 512}, 3);
   r = tune();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_CONTAINS(r.out, "scale [N=2048]: transfer: ");
+  EXPECT_CONTAINS(r.out, "scale [N=512]: transfer: ");
   auto after = records();
   ASSERT_EQ(after.size(), 3u);
-  EXPECT_EQ(after.at(2048).size(), 6u);
+  EXPECT_GE(after.at(512).size(), 3u);
+  EXPECT_LE(after.at(512).size(), 5u);  // 3, and at most the two other winners verified there
   for (long long n : {1024LL, 4096LL}) {
     ASSERT_GE(after.at(n).size(), before.at(n).size());
     EXPECT_LE(after.at(n).size(), before.at(n).size() + 1);  // at most the new size's winner
     EXPECT_TRUE(std::equal(before.at(n).begin(), before.at(n).end(), after.at(n).begin()));
   }
   std::string h = read_file(dir_ / "tuned.hpp");
-  EXPECT_CONTAINS(h, "// Sizes:       N=1024; N=4096; N=2048\n");
-  EXPECT_NE(entry(h, 2048).first, -1) << h;
+  EXPECT_CONTAINS(h, "// Sizes:       N=1024; N=4096; N=512\n");
+  EXPECT_NE(entry(h, 512).first, -1) << h;
+  EXPECT_CONTAINS(h, "// Size N=512:\n// Device:      ");
+  EXPECT_NE(h.find("budget 3 evaluations\n// Winner"), std::string::npos) << h;
+  EXPECT_NE(h.find("budget 6 evaluations\n// Winner"), std::string::npos) << h;
   // A size removed: its entry is gone, nothing evaluated, its results kept in the database.
-  write_spec({4096, 2048});
+  write_spec({4096, 512}, 3);
   before = records();
   r = tune();
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(records(), before);
   h = read_file(dir_ / "tuned.hpp");
-  EXPECT_CONTAINS(h, "// Sizes:       N=4096; N=2048\n");
+  EXPECT_CONTAINS(h, "// Sizes:       N=4096; N=512\n");
   EXPECT_EQ(entry(h, 1024).first, -1) << h;
   EXPECT_EQ(h.find("N=1024"), std::string::npos) << h;
   // --cached writes the same bytes from the stored results.

@@ -375,14 +375,12 @@ struct SizeState {
   std::string label;  // "gemm [M=512 N=512 K=512]"
 };
 
-// The spec of one size: the size set (benchmark arguments, key), its own work folder, and its
-// budget: the whole budget for the first size tuned (the smallest), SizesSpec::later_budget for
-// the others.
-Spec size_spec(const Spec& spec, std::size_t index, bool first) {
+// The spec of one size: the size set (benchmark arguments, key) and its own work folder; the
+// budget is set by run_sized_tune.
+Spec size_spec(const Spec& spec, std::size_t index) {
   Spec s = spec;
   s.size = spec.sizes.sizes[index];
   s.work_dir = spec.work_dir / ("size-" + spec.sizes.slug(*s.size));
-  if (!first) s.budget_evaluations = spec.sizes.later_budget(spec.budget_evaluations);
   return s;
 }
 
@@ -437,11 +435,12 @@ int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, c
 int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<DeviceInfo>& devices) {
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   const std::vector<std::size_t> order = tuning_order(spec.sizes.sizes);
+  const std::size_t later = spec.sizes.later_budget(spec.budget_evaluations);
   std::vector<SizeState> states;  // in declared order
   for (std::size_t i = 0; i < spec.sizes.sizes.size(); ++i) {
     SizeState z;
     z.index = i;
-    z.spec = size_spec(spec, i, i == order.front());
+    z.spec = size_spec(spec, i);
     z.label = spec.name + " [" + spec.sizes.label(*z.spec.size) + "]";
     z.backend = tuning_backend(z.spec, devices);
     z.place = key_place(a, z.spec, *z.backend, header_path, spec.sizes.slug(*z.spec.size));
@@ -451,6 +450,8 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       if (stored.header.key == z.place.header.key) {
         z.outcomes = stored.outcomes;
         z.place.header.started = stored.header.started;
+        z.place.header.size_start = stored.header.size_start;  // how its tuning started
+        if (stored.header.size_start == "transfer") z.spec.budget_evaluations = later;
       }
     }
     states.push_back(std::move(z));
@@ -465,10 +466,15 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       }
     return write_sized_header(spec, states, header_path);
   }
-  std::cout << "[adaexplore] " << spec.name << ": " << states.size() << " problem sizes, tuned in this order:";
-  for (std::size_t i : order) std::cout << " " << spec.sizes.label(spec.sizes.sizes[i]) << (i == order.front() ? " (budget " + std::to_string(states[i].spec.budget_evaluations) + ")" : "") << ";";
-  std::cout << " each other size budget " << spec.sizes.later_budget(spec.budget_evaluations)
-            << ", starting from the others' evidence" << std::endl;
+  // The budget of a size without results of its own: the spec's when no other size has results
+  // (a cold start: the smallest size), else sizes.budget (it starts from their evidence). A size
+  // with results keeps how it started (the results' header line, "size_start"), so a resumed size
+  // goes on to its budget, a raised BUDGET or SIZE_BUDGET resumes the sizes it applies to, and
+  // the header states it.
+  std::cout << "[adaexplore] " << spec.name << ": " << states.size() << " problem sizes, in this order:";
+  for (std::size_t k = 0; k < order.size(); ++k) std::cout << (k ? "; " : " ") << spec.sizes.label(spec.sizes.sizes[order[k]]);
+  std::cout << " (budget " << spec.budget_evaluations << " for a size tuned while no other size has results, " << later
+            << " for each other, from the others' evidence)" << std::endl;
   auto others_of = [&](std::size_t i) {
     std::vector<std::size_t> others;
     for (std::size_t k = 0; k < states.size(); ++k)
@@ -481,6 +487,12 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   TuneArgs pass = a;
   for (std::size_t i : order) {
     SizeState& z = states[i];
+    const bool others = std::any_of(states.begin(), states.end(),
+                                    [&](const SizeState& o) { return o.index != i && !o.outcomes.empty(); });
+    if (z.outcomes.empty() || z.place.header.size_start.empty()) {
+      z.place.header.size_start = others ? "transfer" : "cold";
+      z.spec.budget_evaluations = others ? later : spec.budget_evaluations;
+    }
     KeyExtras extras;
     const SizeTransfer t = transfer_from(others_of(i), spec.sizes.warm_start, z.outcomes);
     if (z.outcomes.size() < z.spec.budget_evaluations && t.sources > 0) {

@@ -23,7 +23,7 @@ constexpr const char* kFormat = "adaexplore-results";
 constexpr int kVersion = 1;
 const char* const kKnownHeaderFields[] = {"format",    "version", "kernel",     "key",
                                           "key_parts", "device",  "strategy",   "seed",
-                                          "started",   "host",    "merged_from"};
+                                          "started",   "host",    "merged_from", "size_start"};
 
 std::string at_line(const fs::path& path, std::size_t line) {
   return path.string() + ":" + std::to_string(line) + ": ";
@@ -90,6 +90,7 @@ nlohmann::json header_to_json(const ResultsHeader& h) {
                           {"started", h.started}});
   if (!h.host.empty()) j["host"] = h.host;
   if (!h.merged_from.empty()) j["merged_from"] = h.merged_from;
+  if (!h.size_start.empty()) j["size_start"] = h.size_start;
   return j;
 }
 
@@ -115,6 +116,7 @@ ResultsHeader header_from_json(const nlohmann::json& j, const fs::path& path, st
     h.started = j.value("started", "");
     h.host = j.value("host", "");
     h.merged_from = j.value("merged_from", nlohmann::json::array());
+    h.size_start = j.value("size_start", "");
   } catch (const nlohmann::json::exception& e) {
     throw ResultsError(at_line(path, line) + "bad header line (" + e.what() + "); " +
                        move_aside_advice(path));

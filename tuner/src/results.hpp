@@ -59,6 +59,11 @@ struct ResultsHeader {
   std::uint64_t seed = 0;
   std::string started;  // UTC, ISO 8601
   std::string host;     // host name of the machine that started the file; empty when unknown
+  /// How a problem size of a kernel with sizes (sizes.hpp) started: "cold" (no other size had
+  /// results: the spec's budget) or "transfer" (from the other sizes' evidence: sizes.budget), so
+  /// that a resumed tuning and the header keep its budget. Empty for a kernel without sizes (the
+  /// field "size_start" is then left out).
+  std::string size_start;
   nlohmann::json merged_from = nlohmann::json::array();  // [{"path", "host", "merged"}], by `merge`
   nlohmann::json other = nlohmann::json::object();  // fields this tuner does not know, kept as read
 };
