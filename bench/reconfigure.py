@@ -16,7 +16,8 @@ retuning would be wrong.
 Projects:
   default  tests/cmake/projects/host_kernels: three kernels of the host backend (runs anywhere).
   --cuda   the examples vector_add and gemm (CUDA) and host_matmul (host) in one project
-           (needs nvcc and a GPU; the first configure tunes them with small budgets, --budget).
+           (needs nvcc and a GPU; the first configure tunes them with small budgets, --budget;
+           --sizes 4: vector_add and gemm at four problem sizes each, SIZES, and host_matmul at four).
 
 Usage:
   python3 bench/reconfigure.py --tuner build/tuner/adaexplore-tuner [--runs 11] [--work DIR]
@@ -76,6 +77,8 @@ def main():
     ap.add_argument("--cuda", action="store_true", help="the CUDA examples (GPU machine) instead of host_kernels")
     ap.add_argument("--cuda-arch", default="90", help="--cuda: CMAKE_CUDA_ARCHITECTURES (default 90)")
     ap.add_argument("--budget", type=int, default=20, help="--cuda: tuning budget of vector_add and gemm (default 20)")
+    ap.add_argument("--sizes", type=int, choices=(0, 4), default=0,
+                    help="--cuda: 4 = every kernel at four problem sizes (GEMM_SIZES, VECTOR_ADD_SIZES, HOST_MATMUL_SIZES)")
     ap.add_argument("--generator", default="Ninja" if shutil.which("ninja") else None, help="CMake generator")
     a = ap.parse_args()
     tuner = Path(a.tuner).resolve()
@@ -93,6 +96,10 @@ def main():
         common += [f"-DCMAKE_CUDA_ARCHITECTURES={a.cuda_arch}", f"-DGEMM_TUNING_BUDGET={a.budget}",
                    f"-DVECTOR_ADD_TUNING_BUDGET={a.budget}"]
         kernels = ["vector_add", "gemm", "host_matmul"]
+        if a.sizes:
+            common += ["-DGEMM_SIZES=" + ";".join(f"M={n} N={n} K={n}" for n in (4096, 2048, 1024, 512)),
+                       "-DVECTOR_ADD_SIZES=" + ";".join(f"N={1 << e}" for e in (27, 24, 22, 20)),
+                       "-DHOST_MATMUL_SIZES=" + ";".join(f"N={n}" for n in (256, 192, 128, 64))]
     else:
         source = REPO / "tests/cmake/projects/host_kernels"
         common += [f"-DADAEXPLORE_SOURCE_DIR={REPO}"]
@@ -104,13 +111,16 @@ def main():
         print(f"first configure, {name}: {seconds:.1f} s", flush=True)
 
     times = {name: [] for name in variants}
-    hit = re.compile(r"\[adaexplore\] (\w+): done \([a-z ]+\), \d+ evaluations \(0 new\)")
+    # One "done" line per kernel, or per problem size of a kernel with sizes ("gemm [M=512 ...]"),
+    # every one "(0 new)".
+    done = re.compile(r"\[adaexplore\] (\w+)(?: \[[^\]]*\])?: done \([a-z ]+\), \d+ evaluations \((\d+) new\)")
     for r in range(a.runs):
         order = list(variants)
         order = order[r % len(order):] + order[:r % len(order)]  # rotate, so no variant always runs first
         for name in order:
             seconds, output = run(["cmake", "-S", source, "-B", work / name], work / f"{name}-{r}.log")
-            if name == "tuned" and sorted(hit.findall(output)) != sorted(kernels):
+            lines = done.findall(output)
+            if name == "tuned" and (sorted({k for k, _ in lines}) != sorted(kernels) or any(n != "0" for _, n in lines)):
                 sys.exit(f"reconfigure {r} of the tuned tree was not a cache hit for {kernels}:\n{output[-4000:]}")
             times[name].append(seconds)
     share = [t - b for t, b in zip(times["tuned"], times["baseline"])]

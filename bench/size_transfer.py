@@ -67,12 +67,14 @@ def nearest_first(values, others):
     return sorted(others, key=lambda o: (round(log_distance(o, values), 12), -volume(o)))
 
 
-def replay(tuner, kernel_dir, slug, budget, seed, json_out, transfer=()):
+def replay(tuner, kernel_dir, slug, budget, seed, json_out, transfer=(), count=8):
     argv = [tuner, "replay", "--results", str(kernel_dir / f"h200.{slug}.jsonl"), "--spec",
             str(kernel_dir / "spec.json"), "--strategy", "adaexplore", "--budget", str(budget), "--seed", str(seed),
             "--json", str(json_out)]
     for t in transfer:
         argv += ["--transfer", str(t)]
+    if transfer:
+        argv += ["--transfer-count", str(count)]
     p = subprocess.run(argv, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"{shlex.join(argv)} failed ({p.returncode}):\n{p.stderr}")
@@ -88,17 +90,17 @@ def to_within(trace, optimum, margin=0.02):
     return None
 
 
-def one_seed(tuner, kernel_dir, sizes, budget, later, seed, work):
+def one_seed(tuner, kernel_dir, sizes, budget, later, seed, work, order="ascending", count=8):
     """{"independent": {slug: (ratio, within, evaluated)}, "transfer": {...}} for one seed."""
     out = {"independent": {}, "transfer": {}}
     for label, slug, values in sizes:
         t = replay(tuner, kernel_dir, slug, budget, seed, work / f"ind-{slug}-{seed}.json")
         out["independent"][slug] = (t["ratio"], to_within(t, t["optimum_ms"]), t["evaluated"])
     done = []  # (values, trace path) of the chain so far
-    for label, slug, values in sorted(sizes, key=lambda s: volume(s[2])):
+    for label, slug, values in sorted(sizes, key=lambda s: volume(s[2]), reverse=order == "descending"):
         traces = [p for v, p in sorted(done, key=lambda d: (round(log_distance(d[0], values), 12), -volume(d[0])))]
         path = work / f"tr-{slug}-{seed}.json"
-        t = replay(tuner, kernel_dir, slug, later if done else budget, seed, path, traces)
+        t = replay(tuner, kernel_dir, slug, later if done else budget, seed, path, traces, count)
         out["transfer"][slug] = (t["ratio"], to_within(t, t["optimum_ms"]), t["evaluated"])
         done.append((values, path))
     return out
@@ -113,9 +115,13 @@ def main():
     ap.add_argument("--budget", type=int, default=60, help="evaluations of the first size (and of each independent one)")
     ap.add_argument("--seeds", type=int, default=30)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--later", type=int, help="budget of each later size (default ceil(budget / 3), as tune)")
+    ap.add_argument("--order", choices=("ascending", "descending"), default="ascending",
+                    help="the chain's order of the sizes (tune: ascending volume)")
+    ap.add_argument("--transfer-count", type=int, default=8, help="configurations taken from the earlier sizes (tune: 8)")
     a = ap.parse_args()
     a.work.mkdir(parents=True, exist_ok=True)
-    later = max(1, math.ceil(a.budget / 3))
+    later = a.later or max(1, math.ceil(a.budget / 3))
     lines = []
     say = lines.append
     say("# Size-transfer benchmark")
@@ -138,14 +144,15 @@ def main():
         work = a.work / kernel
         work.mkdir(parents=True, exist_ok=True)
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-            runs = list(pool.map(lambda s: one_seed(a.tuner, kdir, sizes, a.budget, later, s, work),
+            runs = list(pool.map(lambda s: one_seed(a.tuner, kdir, sizes, a.budget, later, s, work, a.order,
+                                                    a.transfer_count),
                                  range(1, a.seeds + 1)))
         say(f"\n## {kernel}\n")
         say("| size | mode | budget | mean optimum/best | to 2 % (median) | got to 2 % |")
         say("| --- | --- | --- | --- | --- | --- |")
         totals = {"independent": 0, "transfer": 0}
         means = {"independent": [], "transfer": []}
-        order = [s[1] for s in sorted(sizes, key=lambda s: volume(s[2]))]
+        order = [s[1] for s in sorted(sizes, key=lambda s: volume(s[2]), reverse=a.order == "descending")]
         for label, slug, values in sizes:
             for mode in ("independent", "transfer"):
                 b = a.budget if mode == "independent" or slug == order[0] else later

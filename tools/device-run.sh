@@ -64,8 +64,11 @@
 #   (180) at N = 2^18, 2^20, 2^22, 2^24; every size exhaustively (strategy random, budget and
 #   sizes.budget the space's size), into bench/size_transfer/<kernel>/h200.<size>.jsonl with the
 #   derived spec beside them. SIZESPACE_KERNELS ("vector_add gemm"), SIZESPACE_TIME_LIMIT (300 s
-#   per size, no new evaluation after). About 6 minutes on an H200. Copies under
-#   $OUT/logs/sizespace/.
+#   per size, no new evaluation after). About 2 minutes on an H200. Copies under
+#   $OUT/logs/sizespace/<kernel>/; commit them trimmed (tools/trim-results.py).
+#   reconfigure: bench/reconfigure.py --cuda --sizes 4 (vector_add, gemm and host_matmul at four
+#   problem sizes each, tuned with budget 12; then 11 reconfigures with nothing changed, against
+#   the same project without the calls). Logs under $OUT/logs/reconfigure/.
 #   kernelunit: the kernel unit against the whole program per configuration (compiler.unit
 #   "kernel" vs "program", the pipeline before 2026-12-01), fresh results and a fresh compile
 #   cache each, one after the other: the vector_add example (its spec, configured with
@@ -103,6 +106,7 @@ run_gemmspace=0
 run_failcompare=0
 run_kernelunit=0
 run_sizespace=0
+run_reconfigure=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -118,6 +122,7 @@ for a in "$@"; do
     failcompare) run_failcompare=1 ;;
     kernelunit) run_kernelunit=1 ;;
     sizespace) run_sizespace=1 ;;
+    reconfigure) run_reconfigure=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -276,6 +281,12 @@ PY
   log "gemmspace: $(evaluations "$gdir/h200-exhaustive-random.jsonl") evaluations recorded (the space has 2048), by status:"
   status_counts "$gdir/h200-exhaustive-random.jsonl" | tee -a "$OUT/logs/summary.txt"
 fi
+if [ $run_reconfigure = 1 ]; then
+  mkdir -p "$OUT/logs/reconfigure"
+  step reconfigure python3 bench/reconfigure.py --tuner "$tuner" --cuda --sizes 4 --budget 12 --work /tmp/adaexplore-reconfigure
+  cp /tmp/adaexplore-reconfigure/reconfigure.json /tmp/adaexplore-reconfigure/tuned-first.log "$OUT/logs/reconfigure/" 2>/dev/null
+  tail -n 12 "$OUT/logs/reconfigure.log" >>"$OUT/logs/summary.txt"
+fi
 if [ $run_sizespace = 1 ]; then
   mkdir -p "$OUT/logs/sizespace"
   for k in ${SIZESPACE_KERNELS:-vector_add gemm}; do
@@ -315,7 +326,8 @@ PY
     step "sizespace-$k" "$tuner" tune --spec "$sdir/spec.json" --strategy random --budget "$n" \
       --time-limit "${SIZESPACE_TIME_LIMIT:-300}" --confirm-rounds 0 \
       --results "$sdir/h200.jsonl" --header "$OUT/logs/sizespace/$k.hpp"
-    cp "$sdir"/h200.*.jsonl "$sdir/spec.json" "$OUT/logs/sizespace/" 2>/dev/null
+    mkdir -p "$OUT/logs/sizespace/$k"
+    cp "$sdir"/h200.*.jsonl "$sdir/spec.json" "$OUT/logs/sizespace/$k/" 2>/dev/null
     for f in "$sdir"/h200.*.jsonl; do
       log "sizespace: $f: $(evaluations "$f") evaluations recorded (the space has $n), by status:"
       status_counts "$f" | tee -a "$OUT/logs/summary.txt"

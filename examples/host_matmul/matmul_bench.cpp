@@ -1,4 +1,5 @@
-// The host_matmul benchmark: random n x n inputs (n = 256, or the first run argument), a
+// The host_matmul benchmark: random n x n inputs (n: the size being tuned, SIZES "N=..."; else the
+// first run argument; else 256), a
 // double-precision reference, and the rendered configuration timed by the host harness.
 #include <adaexplore/harness_host.hpp>
 #include <string>
@@ -7,7 +8,8 @@
 
 int main(int argc, char** argv) {
   adaexplore::HostBenchmark bench(argc, argv);
-  const std::size_t n = bench.args().empty() ? 256 : std::stoul(bench.args()[0]);
+  const std::size_t n = static_cast<std::size_t>(
+      bench.size("N", bench.args().empty() ? 256 : static_cast<long long>(std::stoul(bench.args()[0]))));
   auto a = bench.input<float>(n * n);
   auto b = bench.input<float>(n * n);
   auto c = bench.output<float>(n * n);
