@@ -168,8 +168,8 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
 
   ``TIME_LIMIT <seconds>``
     No compile or measurement starts after this many seconds of tuning; measurements running
-    then still count, and the near-ties are not re-measured (``docs/outcomes.md``). Default 0
-    (no limit).
+    then still count, and the near-ties are not re-measured (``docs/outcomes.md``). With
+    ``SIZES``: per size. Default 0 (no limit).
 
   ``TARGET <target>``
     A target that gets ``${CMAKE_BINARY_DIR}/adaexplore/include`` as include directory
@@ -281,8 +281,12 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     the ``DEFAULTS``; a pinned header must have been tuned for the same sizes in the same order
     (see ``PINNED_HEADER``). Adding a size tunes only that size on the next configure (and
     verifies the winners with it; the others answer from the tuning database); removing one
-    drops its entry from the header, the others' results untouched. Default: none (the kernel is
-    tuned at one size, the one ``RUN_ARGS`` gives).
+    drops its entry from the header, the others' results untouched. ``TIME_LIMIT`` applies to
+    each size's tuning. ``select()`` is for host code and constant expressions in host code
+    (``kSizes[i].params`` are constants any code can use as template arguments); device code
+    gets its values from the host, as template arguments or kernel arguments. ``SIZES`` followed
+    by nothing (``SIZES ${MY_SIZES}`` of an empty list) is the same as no ``SIZES``. Default: none
+    (the kernel is tuned at one size, the one ``RUN_ARGS`` gives).
 
   ``SIZE_BUDGET <evaluations>``
     With ``SIZES``: evaluations of each size tuned after another, a positive integer (the first
@@ -713,6 +717,9 @@ function(_adaexplore_check_arguments name prefix one multi)
     _adaexplore_fail("${name}" "unknown argument '${first}'. The keywords are ${keywords}; check the "
                      "spelling, and that each value follows its keyword.")
   endif()
+  # SIZES followed by nothing (SIZES ${LIST} of an empty list) is no SIZES: a project's sizes can be
+  # a cache variable that may be empty. SIZES "" (an empty size) stays an error.
+  list(REMOVE_ITEM ${prefix}_KEYWORDS_MISSING_VALUES SIZES)
   foreach(keyword IN LISTS ${prefix}_KEYWORDS_MISSING_VALUES one)
     if(keyword IN_LIST ${prefix}_KEYWORDS_MISSING_VALUES
        OR (DEFINED ${prefix}_${keyword} AND "${${prefix}_${keyword}}" STREQUAL ""))  # CMP0174 NEW

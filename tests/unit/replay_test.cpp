@@ -584,7 +584,7 @@ TEST(ReplayCommand, TransferFromAnotherSizesTraceStartsFromItsBestAndKnowsItsFai
     for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(warm["evaluations"][i]["config"], best[i].second) << i;
     EXPECT_EQ(warm["transfer"]["configs"], 4);
     EXPECT_EQ(warm["transfer"]["traces"], 1);
-    EXPECT_EQ(warm["transfer"]["prior_failures"].get<std::size_t>(), failed.size());
+    EXPECT_EQ(warm["transfer"]["prior"].get<std::size_t>(), failed.size());
     for (const auto& e : warm["evaluations"]) EXPECT_EQ(failed.count(e["config"].dump()), 0u) << e.dump();
   }
   // From a tuning of 256^3 as `tune` makes it (adaexplore, budget 60), 512^3 at budget 20 (tune's

@@ -19,7 +19,7 @@
 // budget may evaluate fewer)}, and the trace also "warm_start"."file".
 // --transfer TRACE... (nearest problem size first): a problem size started from other sizes'
 // traces as `tune` starts one from the kernel's other sizes (sizes.hpp transfer_from); each JSON
-// line then carries "transfer": {"configs", "prior", "prior_failures", "traces"}.
+// line then carries "transfer": {"configs", "prior" (size-independent failures), "traces"}.
 // --in-flight N: proposals as a tuning with N configurations in flight makes them (one more as
 // each is observed; TuneOptions::in_flight); each JSON line then carries "in_flight": N.
 #include <algorithm>
@@ -340,7 +340,7 @@ int run_replay(ReplayArgs a) {
     if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size() - transfer.warm_start.size()}};
     if (!a.transfer.empty())
       line["transfer"] = {{"configs", transfer.warm_start.size()}, {"prior", transfer.prior.size()},
-                          {"prior_failures", transfer.prior_failures}, {"traces", a.transfer.size()}};
+                          {"traces", a.transfer.size()}};
     std::cout << line.dump() << "\n";
     if (!a.json_out.empty()) traces.push_back(trace(reports.back(), cache, a, std::move(line)));
     reports.back().outcomes.clear();  // only best and counts are needed from here on
@@ -408,9 +408,9 @@ Command register_replay_command(CLI::App& app) {
                   "a replay trace (--json of one replay) of the same kernel at another problem size, nearest size "
                   "first (repeatable): what `tune` gives a size from the kernel's other sizes (sizes.hpp): up to "
                   "--transfer-count of their best configurations evaluated first (round-robin over the traces), "
-                  "and their size-independent failures (compile_error, resource_limit other than an allocation) "
-                  "and successes given to adaexplore's knowledge base before its first proposal; each JSON line "
-                  "then carries \"transfer\": {\"configs\", \"prior\", \"prior_failures\", \"traces\"}");
+                  "and their size-independent failures (compile_error; resource_limit from ptxas or the static "
+                  "check) given to adaexplore's knowledge base before its first proposal; each JSON line then "
+                  "carries \"transfer\": {\"configs\", \"prior\" (those failures), \"traces\"}");
   sub->add_option("--transfer-count", a->transfer_count, "configurations --transfer evaluates first (default 8)");
   sub->add_option("--warm-start-count", a->warm_start_count,
                   "with --warm-start: how many of its best configurations (default 4, as tune's --warm-start)")

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "backends.hpp"
 #include "commands.hpp"
@@ -226,24 +227,29 @@ std::unique_ptr<Backend> tuning_backend(const Spec& spec, const std::vector<Devi
 }
 
 // The results file's header line of this tuning (its key, device, strategy, start) and where the
-// results go. `header_path`: the tuned header, an output, never part of the key.
+// results go; `includes`: included_headers().
 struct KeyPlace {
   ResultsHeader header;
   std::filesystem::path results;
 };
 
-KeyPlace key_place(const TuneArgs& a, const Spec& spec, Backend& backend, const std::filesystem::path& header_path,
+// The headers the template and the benchmark include, for the key (Backend::included_headers).
+// The tuned headers are outputs, never inputs: this tuning's, and (--generated) the folders of
+// the build tree's tuned headers, other kernels' included, stay out of the key even when the
+// template or the benchmark includes one (a library header that includes its own tuned header:
+// else every tuning that changes it would set its own results aside).
+nlohmann::json included_headers(const TuneArgs& a, Backend& backend, const std::filesystem::path& header_path) {
+  std::vector<std::filesystem::path> outputs = {std::filesystem::absolute(header_path)};
+  for (const auto& g : a.generated) outputs.push_back(std::filesystem::absolute(g));
+  return backend.included_headers(outputs);
+}
+
+KeyPlace key_place(const TuneArgs& a, const Spec& spec, Backend& backend, const nlohmann::json& includes,
                    const std::string& results_leaf) {
   KeyPlace place;
   ResultsHeader& header = place.header;
   header.kernel = spec.name;
-  // The tuned headers are outputs, never inputs: this tuning's, and (--generated) the folders of
-  // the build tree's tuned headers, other kernels' included, stay out of the key even when the
-  // template or the benchmark includes one (a library header that includes its own tuned header:
-  // else every tuning that changes it would set its own results aside).
-  std::vector<std::filesystem::path> outputs = {std::filesystem::absolute(header_path)};
-  for (const auto& g : a.generated) outputs.push_back(std::filesystem::absolute(g));
-  header.key_parts = key_parts(spec, backend.name(), backend.device(), backend.included_headers(outputs));
+  header.key_parts = key_parts(spec, backend.name(), backend.device(), includes);
   header.key = content_hash(header.key_parts.dump());
   header.device = backend.device();
   header.strategy = spec.strategy;
@@ -364,14 +370,13 @@ int tune_key(const TuneArgs& a, const Spec& spec, Backend& backend, KeyPlace& pl
   return kExitOk;
 }
 
-// One problem size of a kernel with "sizes" (sizes.hpp): its spec, backend, key and outcomes.
+// One problem size of a kernel with "sizes" (sizes.hpp): its spec, key and outcomes; its backend
+// made only when the size has something to evaluate, and released after.
 struct SizeState {
   std::size_t index = 0;  // in spec.sizes.sizes
   Spec spec;
-  std::unique_ptr<Backend> backend;
   KeyPlace place;
   std::vector<Outcome> outcomes;  // stored or tuned
-  std::optional<Outcome> best;
   std::string label;  // "gemm [M=512 N=512 K=512]"
 };
 
@@ -384,13 +389,30 @@ Spec size_spec(const Spec& spec, std::size_t index) {
   return s;
 }
 
-// The winner of stored outcomes, as the header crowns it (near-tie verdict included).
-std::optional<Outcome> stored_best(const SizeState& z) {
-  return confirmed_best(z.place.results, z.place.header.key, z.outcomes);
+// A failure that makes a configuration unusable at a size (its result or its launch): one that
+// failed so at any tuned size where some configuration succeeds is crowned at none, since select()
+// may hand it sizes near that one. (At a size where none succeeds the failures say nothing about
+// the configurations: the benchmark fails there.)
+bool unusable(Status s) { return s == Status::wrong_result || s == Status::crash || s == Status::launch_error; }
+
+// The winner of size `z` as the header crowns it: the near-tie verdict's (confirmed_best), else
+// the best of the successful configurations that are unusable at no tuned size.
+std::optional<Outcome> crowned(const SizeState& z, const std::vector<SizeState>& states) {
+  std::set<Config> excluded;
+  for (const auto& other : states)
+    if (best_of(other.outcomes))
+      for (const auto& o : other.outcomes)
+        if (unusable(o.status)) excluded.insert(o.config);
+  if (auto best = confirmed_best(z.place.results, z.place.header.key, z.outcomes); best && !excluded.count(best->config))
+    return best;
+  std::vector<Outcome> usable;
+  for (const auto& o : z.outcomes)
+    if (!excluded.count(o.config)) usable.push_back(o);
+  return best_of(usable);
 }
 
 // The tuned header of a kernel with sizes, from every size's stored results (the same bytes
-// after a tuning and from --cached).
+// after a tuning and from --cached). kExitNoResult, having said why, when a size has no winner.
 int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, const std::filesystem::path& header_path) {
   std::vector<SizeHeaderEntry> entries;
   for (const auto& z : states) {
@@ -399,19 +421,21 @@ int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, c
     e.values = spec.sizes.sizes[z.index].values;
     const ResultsFile stored = read_results(z.place.results, spec.space);  // as --cached reads it
     e.info = stored_header_info(z.spec, stored, spec.strategy, spec.seed, z.place.results);
-    if (!e.info.winner) return kExitNoResult;
+    e.info.winner = crowned(z, states);
+    if (!e.info.winner) {
+      std::cerr << "adaexplore-tuner tune: " << z.label << ": no configuration ran and verified at this size and is "
+                << "usable at every other (" << stored.outcomes.size() << " evaluations in " << z.place.results.string()
+                << "); no header written\n";
+      return kExitNoResult;
+    }
     e.config = e.info.winner->config;
     for (const auto& other : states) {  // where the winner ran and verified
       const std::string at = spec.sizes.label(spec.sizes.sizes[other.index]);
-      bool found = false;
-      for (const auto& o : other.outcomes)
-        if (o.config == e.config) {
-          found = true;
-          if (is_success(o.status)) e.verified.push_back(at);
-          else e.not_verified.push_back(at + " (" + to_string(o.status) + ")");
-          break;
-        }
-      if (!found) e.not_verified.push_back(at + " (not evaluated)");
+      const auto it = std::find_if(other.outcomes.begin(), other.outcomes.end(),
+                                   [&](const Outcome& o) { return o.config == e.config; });
+      if (it == other.outcomes.end()) e.not_verified.push_back(at + " (not evaluated)");
+      else if (is_success(it->status)) e.verified.push_back(at);
+      else e.not_verified.push_back(at + " (" + to_string(it->status) + ")");
     }
     entries.push_back(std::move(e));
   }
@@ -429,36 +453,45 @@ int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, c
   return kExitOk;
 }
 
-// `tune` of a kernel with sizes: every size's key and stored outcomes first; then the sizes with
-// budget left, in tuning order, each from the others' evidence; then every winner evaluated at
-// every size; the header from the stored results.
+// `tune` of a kernel with sizes: every size's key and stored outcomes first (one backend answers
+// for the key's backend, device and headers, which no size changes); then the sizes with budget
+// left, in tuning order, each from the others' evidence; then every size's winner evaluated at
+// every size; the header from the stored results. A size whose tuning fails does not stop the
+// others (their results are kept); the command then fails naming it, with no header written.
 int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<DeviceInfo>& devices) {
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   const std::vector<std::size_t> order = tuning_order(spec.sizes.sizes);
   const std::size_t later = spec.sizes.later_budget(spec.budget_evaluations);
   std::vector<SizeState> states;  // in declared order
-  for (std::size_t i = 0; i < spec.sizes.sizes.size(); ++i) {
-    SizeState z;
-    z.index = i;
-    z.spec = size_spec(spec, i);
-    z.label = spec.name + " [" + spec.sizes.label(*z.spec.size) + "]";
-    z.backend = tuning_backend(z.spec, devices);
-    z.place = key_place(a, z.spec, *z.backend, header_path, spec.sizes.slug(*z.spec.size));
-    if (std::filesystem::exists(z.place.results) && std::filesystem::file_size(z.place.results) > 0 &&
-        !(a.database.empty() ? a.fresh : (a.retune || a.fresh))) {
-      const ResultsFile stored = read_results(z.place.results, spec.space);
-      if (stored.header.key == z.place.header.key) {
-        z.outcomes = stored.outcomes;
-        z.place.header.started = stored.header.started;
-        z.place.header.size_start = stored.header.size_start;  // how its tuning started
-        if (stored.header.size_start == "transfer") z.spec.budget_evaluations = later;
+  {
+    Spec first = size_spec(spec, 0);
+    const std::unique_ptr<Backend> backend = tuning_backend(first, devices);
+    const nlohmann::json includes = included_headers(a, *backend, header_path);
+    for (std::size_t i = 0; i < spec.sizes.sizes.size(); ++i) {
+      SizeState z;
+      z.index = i;
+      z.spec = size_spec(spec, i);
+      z.label = spec.name + " [" + spec.sizes.label(*z.spec.size) + "]";
+      z.place = key_place(a, z.spec, *backend, includes, spec.sizes.slug(*z.spec.size));
+      if (std::filesystem::exists(z.place.results) && std::filesystem::file_size(z.place.results) > 0 &&
+          !(a.database.empty() ? a.fresh : (a.retune || a.fresh))) {
+        const ResultsFile stored = read_results(z.place.results, spec.space);
+        if (stored.header.key == z.place.header.key) {
+          z.outcomes = stored.outcomes;
+          z.place.header.started = stored.header.started;
+          z.place.header.size_start = stored.header.size_start;  // how its tuning started
+        }
       }
+      // The budget of a size with results follows how it started (the results' header line,
+      // "size_start"), so a resumed size goes on to its budget, a raised BUDGET or SIZE_BUDGET
+      // resumes the sizes it applies to, and the header states it.
+      if (z.place.header.size_start == "transfer") z.spec.budget_evaluations = later;
+      states.push_back(std::move(z));
     }
-    states.push_back(std::move(z));
   }
   if (a.cached) {
     for (const auto& z : states)
-      if (z.outcomes.empty() || !best_of(z.outcomes)) {
+      if (!best_of(z.outcomes)) {
         std::cerr << "adaexplore-tuner tune --cached: " << z.label << ": the tuning database " << a.database
                   << " holds no successful result for key " << z.place.header.key.substr(0, 16)
                   << "; nothing evaluated, no header written\n";
@@ -466,15 +499,11 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       }
     return write_sized_header(spec, states, header_path);
   }
-  // The budget of a size without results of its own: the spec's when no other size has results
-  // (a cold start: the smallest size), else sizes.budget (it starts from their evidence). A size
-  // with results keeps how it started (the results' header line, "size_start"), so a resumed size
-  // goes on to its budget, a raised BUDGET or SIZE_BUDGET resumes the sizes it applies to, and
-  // the header states it.
   std::cout << "[adaexplore] " << spec.name << ": " << states.size() << " problem sizes, in this order:";
   for (std::size_t k = 0; k < order.size(); ++k) std::cout << (k ? "; " : " ") << spec.sizes.label(spec.sizes.sizes[order[k]]);
-  std::cout << " (budget " << spec.budget_evaluations << " for a size tuned while no other size has results, " << later
-            << " for each other, from the others' evidence)" << std::endl;
+  std::cout << " (budget " << spec.budget_evaluations << " for a size tuned while no other size has a successful result, "
+            << later << " for each other, from the others' evidence)" << std::endl;
+  auto succeeded = [](const SizeState& z) { return best_of(z.outcomes).has_value(); };
   auto others_of = [&](std::size_t i) {
     std::vector<std::size_t> others;
     for (std::size_t k = 0; k < states.size(); ++k)
@@ -483,13 +512,37 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
     for (std::size_t k : nearest_first(spec.sizes.sizes, i, others)) out.push_back(&states[k].outcomes);
     return out;
   };
-  // Fresh and retune apply once, to the first pass; the verification pass resumes.
-  TuneArgs pass = a;
+  // One size's tuning (a backend of its own, released after). A size whose budget is spent and
+  // that has nothing to verify is answered from its results, without a backend.
+  std::vector<std::string> failed;
+  auto tune_size = [&](SizeState& z, const Spec& s, const KeyExtras& extras, const TuneArgs& pass) {
+    if (z.outcomes.size() >= s.budget_evaluations && extras.warm_start.empty() && !pass.fresh && !pass.retune) {
+      std::cout << "[adaexplore] " << z.label << ": done (budget), " << z.outcomes.size()
+                << " evaluations (0 new); results in " << z.place.results.string() << std::endl;
+      if (!best_of(z.outcomes)) {
+        std::cerr << "adaexplore-tuner tune: " << z.label << ": no configuration compiled, ran and verified among the "
+                  << z.outcomes.size() << " evaluations of its spent budget in " << z.place.results.string()
+                  << " (first failure, " << z.outcomes.front().label << ": "
+                  << truncate_middle(z.outcomes.front().message, 400) << ")\n";
+        if (std::find(failed.begin(), failed.end(), z.label) == failed.end()) failed.push_back(z.label);
+      }
+      return;
+    }
+    const std::unique_ptr<Backend> backend = tuning_backend(s, devices);
+    TuneReport report;
+    if (tune_key(pass, s, *backend, z.place, extras, z.label, report) != kExitOk) {
+      if (std::find(failed.begin(), failed.end(), z.label) == failed.end()) failed.push_back(z.label);
+      const ResultsFile stored = read_results(z.place.results, spec.space);  // what it recorded
+      z.outcomes = stored.header.key == z.place.header.key ? stored.outcomes : std::vector<Outcome>{};
+      return;
+    }
+    z.outcomes = report.outcomes;
+  };
   for (std::size_t i : order) {
     SizeState& z = states[i];
-    const bool others = std::any_of(states.begin(), states.end(),
-                                    [&](const SizeState& o) { return o.index != i && !o.outcomes.empty(); });
     if (z.outcomes.empty() || z.place.header.size_start.empty()) {
+      const bool others = std::any_of(states.begin(), states.end(),
+                                      [&](const SizeState& o) { return o.index != i && succeeded(o); });
       z.place.header.size_start = others ? "transfer" : "cold";
       z.spec.budget_evaluations = others ? later : spec.budget_evaluations;
     }
@@ -500,19 +553,20 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       extras.warm_start = t.warm_start;
       extras.prior = t.prior;
     }
-    TuneReport report;
-    if (const int code = tune_key(pass, z.spec, *z.backend, z.place, extras, z.label, report)) return code;
-    z.outcomes = report.outcomes;
+    tune_size(z, z.spec, extras, a);  // --fresh and --retune apply here, once per size
   }
+  // Every size's winner at every size: a winner unusable at another size (a tail bug: wrong
+  // there) is crowned nowhere and the next best is verified in the next round; one faster at a
+  // size than that size's own winner takes its place there. Each round evaluates only
+  // configurations not evaluated at that size before, so the rounds end; the cap guards against
+  // a round whose evaluations are cut short (a time limit).
+  TuneArgs pass = a;
   pass.fresh = pass.retune = false;
-  // Every size's winner at every size: a winner correct only at some sizes (a tail bug) shows,
-  // and one faster at another size than its own winner takes its place there (then that one is
-  // verified everywhere in the next round).
-  for (std::size_t round = 0; round <= states.size(); ++round) {
+  for (std::size_t round = 0; round < 2 * states.size() + 2; ++round) {
     bool evaluated = false;
     std::vector<Config> winners;
     for (const auto& z : states)
-      if (auto best = stored_best(z)) winners.push_back(best->config);
+      if (auto best = crowned(z, states)) winners.push_back(best->config);
     for (auto& z : states) {
       KeyExtras extras;
       extras.database_warm_start = false;
@@ -526,12 +580,17 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
                 << (extras.warm_start.size() == 1 ? " winner" : " winners") << " of other sizes at this size" << std::endl;
       Spec verify = z.spec;
       verify.budget_evaluations = z.outcomes.size() + extras.warm_start.size();
-      TuneReport report;
-      if (const int code = tune_key(pass, verify, *z.backend, z.place, extras, z.label, report)) return code;
-      z.outcomes = report.outcomes;
-      evaluated = true;
+      const std::size_t before = z.outcomes.size();
+      tune_size(z, verify, extras, pass);
+      evaluated = evaluated || z.outcomes.size() > before;
     }
     if (!evaluated) break;
+  }
+  if (!failed.empty()) {
+    std::cerr << "adaexplore-tuner tune: " << spec.name << ": no header written: the tuning of";
+    for (const auto& f : failed) std::cerr << " " << f;
+    std::cerr << " failed (above); the other sizes' results are kept and answer the next tuning\n";
+    return kExitTuningFailed;
   }
   return write_sized_header(spec, states, header_path);
 }
@@ -543,7 +602,7 @@ int run_tune(const TuneArgs& a) {
   if (!spec.sizes.empty()) return run_sized_tune(a, spec, devices);
   std::unique_ptr<Backend> backend = tuning_backend(spec, devices);
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
-  KeyPlace place = key_place(a, spec, *backend, header_path, "");
+  KeyPlace place = key_place(a, spec, *backend, included_headers(a, *backend, header_path), "");
   const ResultsHeader& header = place.header;
   if (a.cached) return run_cached(a, spec, header, place.results);
   TuneReport report;

@@ -251,7 +251,9 @@ HeaderSelection select_for_header(const std::vector<StoredKey>& keys, const Spec
   std::map<int, std::vector<DeviceChoice>> groups;
   for (const auto& k : keys) {
     const ResultsHeader& h = k.raw.header;
-    const std::string differs = differing_content(h.key_parts, content);
+    const std::string differs = h.key_parts.contains("size") && !spec.size
+                                    ? std::string("problem size (a key of one of the spec's sizes, sizes.hpp)")
+                                    : differing_content(h.key_parts, content);
     if (!differs.empty()) {
       selection.notes.push_back(k.file.string() + ": not used: another " + differs +
                                 " than the spec's (" + device_name(h.device) + ", tuned " +

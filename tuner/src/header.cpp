@@ -1,5 +1,7 @@
 #include "header.hpp"
 
+#include "sizes.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -277,9 +279,7 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 
 std::string render_sized_header(const Space& space, const std::vector<std::string>& size_names,
                                 const std::vector<SizeHeaderEntry>& entries, const HeaderInfo& common) {
-  static const std::set<std::string> reserved = {"kTuned", "Size", "SizeParams", "SizeEntry", "kSizes", "kSizeCount",
-                                                 "select", "select_index", "sizes_detail", "size", "params",
-                                                 "best_", "best_ratio_", "best_volume_", "i_", "r_", "v_"};
+  const std::set<std::string>& reserved = sized_header_names();
   if (entries.empty()) throw std::invalid_argument("a header of problem sizes needs at least one size");
   std::vector<std::string> types;
   for (const auto& p : space.parameters()) {

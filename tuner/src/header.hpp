@@ -82,8 +82,10 @@ struct SizeHeaderEntry {
 /// `select_index(<size names>)` / `select(<size names>)`: the entry of the tuned size nearest in
 /// log space, the smallest product over the names of max(x / tuned, tuned / x) (the sum of
 /// |ln(x / tuned)|), ties (within 1e-12) to the larger volume, then the earlier entry; a value
-/// below 1 counts as 1, so outside the tuned range the nearest end's entry. The comment states per
-/// size the winner, time, speedup, evaluations, and the sizes the winner verified at.
+/// below 1 counts as 1, so outside the tuned range the nearest end's entry. The selector is for host
+/// code and constant expressions there (nvcc rejects a host constexpr function in device code);
+/// kSizes[i].params are constants any code may use. The comment states per size the winner, time,
+/// speedup, evaluations, and the sizes the winner verified at.
 /// Deterministic. Throws std::invalid_argument for a parameter mixing numbers and text or a name
 /// (parameter or size) the header uses itself.
 std::string render_sized_header(const Space& space, const std::vector<std::string>& size_names,

@@ -42,6 +42,27 @@ std::size_t SizesSpec::later_budget(std::size_t full) const {
   return std::max<std::size_t>(1, (full + 2) / 3);
 }
 
+const std::set<std::string>& sized_header_names() {
+  static const std::set<std::string> names = {"kTuned", "Size", "SizeParams", "SizeEntry", "kSizes", "kSizeCount",
+                                              "select", "select_index", "sizes_detail", "best_", "best_ratio_",
+                                              "best_volume_", "i_", "r_", "v_"};
+  return names;
+}
+
+const std::set<std::string>& cpp_keywords() {
+  static const std::set<std::string> words = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
+      "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
+      "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
+      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+  return words;
+}
+
 SizesSpec parse_sizes(const nlohmann::json& j, const std::vector<std::string>& reserved,
                       const std::function<void(const std::string&, const std::string&)>& fail) {
   SizesSpec s;
@@ -61,6 +82,9 @@ SizesSpec parse_sizes(const nlohmann::json& j, const std::vector<std::string>& r
       fail("sizes.names", "'" + name + "' is given twice; name each dimension of the size once");
     if (std::find(reserved.begin(), reserved.end(), name) != reserved.end())
       fail("sizes.names", "'" + name + "' is also a parameter's name; the header declares both, rename the size");
+    if (sized_header_names().count(name) || cpp_keywords().count(name))
+      fail("sizes.names", "'" + name + "' is a C++ keyword or a name the header of sizes declares itself (select, "
+                          "kSizes, ...); rename the size");
     s.names.push_back(name);
   }
   if (!j.contains("values") || !j["values"].is_array() || j["values"].empty())
@@ -129,17 +153,17 @@ std::vector<std::size_t> nearest_first(const std::vector<ProblemSize>& sizes, st
 
 bool size_independent(const Outcome& o) {
   if (o.status == Status::compile_error) return true;
-  if (o.status != Status::resource_limit) return false;
-  const auto it = o.extra.find("error_name");
-  if (it != o.extra.end() && it->is_string() && it->get<std::string>() == "cudaErrorMemoryAllocation") return false;
-  return o.message.find("cudaMalloc") == std::string::npos && o.message.find("out of memory") == std::string::npos;
+  // resource_limit decided before any run, from the kernel's code and the launch expressions over
+  // the parameters (cuda_backend.cpp): ptxas's verdict or the static check. Not the harness's
+  // (an allocation, or a block or dynamic shared memory the benchmark may compute from the size).
+  return o.status == Status::resource_limit && (o.message.rfind("ptxas rejected the kernel", 0) == 0 ||
+                                                o.message.find(", static check") != std::string::npos);
 }
 
 std::string SizeTransfer::describe() const {
   return std::to_string(warm_start.size()) + (warm_start.size() == 1 ? " configuration" : " configurations") +
-         " to evaluate first, " + std::to_string(prior_failures) +
-         (prior_failures == 1 ? " size-independent failure" : " size-independent failures") + " and " +
-         std::to_string(prior.size() - prior_failures) + " feasible configurations known from " +
+         " to evaluate first and " + std::to_string(prior.size()) +
+         (prior.size() == 1 ? " size-independent failure" : " size-independent failures") + " known, from " +
          std::to_string(sources) + (sources == 1 ? " other size" : " other sizes");
 }
 
@@ -155,16 +179,7 @@ SizeTransfer transfer_from(const std::vector<const std::vector<Outcome>*>& other
     std::vector<const Outcome*> good;
     for (const auto& o : *outcomes) {
       if (is_success(o.status) && o.objective) good.push_back(&o);
-      if (size_independent(o) && failed.insert(o.config).second) {
-        t.prior.push_back(o);
-        ++t.prior_failures;
-      } else if (is_success(o.status) && failed.insert(o.config).second) {
-        Outcome feasible = o;  // it compiles and fits: the size-independent part of its success
-        feasible.status = Status::ok;
-        feasible.objective.reset();
-        feasible.timing.reset();
-        t.prior.push_back(std::move(feasible));
-      }
+      if (size_independent(o) && failed.insert(o.config).second) t.prior.push_back(o);
     }
     std::stable_sort(good.begin(), good.end(), [](const Outcome* a, const Outcome* b) { return *a->objective < *b->objective; });
     if (!good.empty() || !outcomes->empty()) ++t.sources;

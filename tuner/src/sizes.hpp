@@ -17,15 +17,18 @@
 // other size of the kernel has a successful result gets the whole budget; every later one gets
 // "budget" and starts from the others' evidence (transfer_from below): their best configurations
 // are evaluated right after the defaults, and their failures that do not depend on the size
-// (size_independent) and their successes (as "compiles and fits") are known to adaexplore's
-// knowledge base before its first proposal.
+// (size_independent) are known to adaexplore's knowledge base before its first proposal.
 // After all sizes are tuned, each size's winner is evaluated at every other size (the header says
-// where it verified); one that beats a size's own winner there takes its place.
+// where it verified); one that beats a size's own winner there takes its place, and one that is
+// wrong, crashes or fails to launch at any size is crowned at none (select() may hand it sizes
+// near that one): the next best is verified instead. The time limit (budget.seconds) applies to
+// each size's tuning.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,11 @@ struct SizesSpec {
 SizesSpec parse_sizes(const nlohmann::json& j, const std::vector<std::string>& reserved,
                       const std::function<void(const std::string& where, const std::string& what)>& fail);
 
+/// The names the header of sizes declares itself (header.cpp render_sized_header): no size and
+/// no parameter may take one. And the C++ keywords, which no size may take either.
+const std::set<std::string>& sized_header_names();
+const std::set<std::string>& cpp_keywords();
+
 /// The product of the values (as a double: no overflow).
 double volume(const ProblemSize& s);
 /// Distance in log space: the sum over the names of |ln(a_i / b_i)|.
@@ -79,29 +87,27 @@ std::vector<std::size_t> nearest_first(const std::vector<ProblemSize>& sizes, st
                                        std::vector<std::size_t> candidates);
 
 /// A failure whose cause does not depend on the problem size, since the kernel's code does not:
-/// compile_error, and resource_limit other than a failed allocation (ptxas limits, the static
-/// launch check, the driver's verdict on a block; not cudaMalloc / cudaErrorMemoryAllocation).
+/// compile_error, and resource_limit decided before any run (ptxas's verdict, the static launch
+/// check over the parameters); not the harness's resource_limit (a failed allocation, or a block or
+/// dynamic shared memory the benchmark may compute from the size).
 bool size_independent(const Outcome& o);
 
 /// What a size takes from the sizes tuned before it.
 struct SizeTransfer {
   std::vector<Config> warm_start;  // evaluated right after the defaults, in order
-  /// For the knowledge base (StrategyOptions::prior), one per configuration: the size_independent
-  /// failures, and the successes as feasibility evidence (status ok, no objective, no timing: a
-  /// time at another size says nothing here; that it compiled and fitted does).
+  /// For the knowledge base (StrategyOptions::prior): the size_independent failures, one per
+  /// configuration. (Not the successes: observed, they would be left out of the knowledge base's
+  /// repairs and probes here, where only their feasibility is known.)
   std::vector<Outcome> prior;
-  std::size_t prior_failures = 0;  // of `prior`
-  std::size_t sources = 0;         // sizes taken from
-  /// "6 configurations to evaluate first, 12 size-independent failures and 40 feasible
-  /// configurations known from 2 other sizes"
+  std::size_t sources = 0;  // sizes taken from
+  /// "6 configurations to evaluate first and 12 size-independent failures known, from 2 other sizes"
   std::string describe() const;
 };
 
 /// From the outcomes of other sizes (`others`, nearest first): up to `limit` warm-start
 /// configurations, taken round-robin over the sizes, from each its successful outcomes lowest
 /// objective first, skipping configurations in `measured` (this size's outcomes) and repeats;
-/// and `prior`: per configuration not in `measured`, its first size_independent failure or
-/// success among the sizes.
+/// and `prior`: per configuration not in `measured`, its first size_independent failure.
 SizeTransfer transfer_from(const std::vector<const std::vector<Outcome>*>& others, std::size_t limit,
                            const std::vector<Outcome>& measured);
 

@@ -14,6 +14,9 @@ set(ADAEXPLORE_MODE DEFAULTS)
 adaexplore_tune_kernel(default_budget TEMPLATE kernel.cu.in BENCHMARK bench.cu PARAMS TILE 16 32 UNROLL 1 2
                        SIZES "N=100" "N=1")
 adaexplore_tune_kernel(no_sizes TEMPLATE kernel.cu.in BENCHMARK bench.cu PARAMS TILE 16 32 UNROLL 1 2)
+set(EMPTY_SIZES "")  # SIZES of an empty list: no sizes
+adaexplore_tune_kernel(empty_sizes TEMPLATE kernel.cu.in BENCHMARK bench.cu PARAMS TILE 16 32 UNROLL 1 2
+                       SIZES ${EMPTY_SIZES})
 
 read_spec(spec sizes_spec)
 string(JSON sizes GET "${spec}" sizes)
@@ -38,4 +41,6 @@ expect_no_json("${spec}" budget)
 expect_equal("${ADAEXPLORE_default_budget_ORIGIN}" "DEFAULTS" "ADAEXPLORE_default_budget_ORIGIN")
 
 read_spec(spec no_sizes)
+expect_no_json("${spec}" sizes)
+read_spec(spec empty_sizes)
 expect_no_json("${spec}" sizes)
