@@ -4,32 +4,32 @@
 //
 // Size N=134217728:
 // Device:      NVIDIA H200, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
-// Tuned:       2026-12-02T14:30:23Z, strategy adaexplore, seed 1, budget 20 evaluations
-// Winner:      BLOCK_SIZE=128,ITEMS_PER_THREAD=2,VECTOR_WIDTH=2,GRID_STRIDE=0  0.37176 ms (median of 10)
+// Tuned:       2026-12-02T15:03:20Z, strategy adaexplore, seed 1, budget 20 evaluations
+// Winner:      BLOCK_SIZE=128,ITEMS_PER_THREAD=1,VECTOR_WIDTH=4,GRID_STRIDE=0  0.371776 ms (median of 10)
 // Resources:   vecadd::vector_add_kernel: 26 registers, 0 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
-// Defaults:    BLOCK_SIZE=256,ITEMS_PER_THREAD=1,VECTOR_WIDTH=1,GRID_STRIDE=0  0.50032 ms (median of 10)
-// Speedup:     1.346x over the defaults
-// Evaluations: 20 (ok 17, slow 3)
+// Defaults:    BLOCK_SIZE=256,ITEMS_PER_THREAD=1,VECTOR_WIDTH=1,GRID_STRIDE=0  0.501824 ms (median of 10)
+// Speedup:     1.350x over the defaults
+// Evaluations: 20 (ok 19, slow 1)
 // Verified at: N=134217728; N=16777216; N=1048576
 //
 // Size N=16777216:
 // Device:      NVIDIA H200, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
-// Tuned:       2026-12-02T14:30:23Z, strategy adaexplore, seed 1, budget 20 evaluations
-// Winner:      BLOCK_SIZE=64,ITEMS_PER_THREAD=2,VECTOR_WIDTH=2,GRID_STRIDE=0  0.05184 ms (median of 133)
+// Tuned:       2026-12-02T15:03:20Z, strategy adaexplore, seed 1, budget 20 evaluations
+// Winner:      BLOCK_SIZE=128,ITEMS_PER_THREAD=2,VECTOR_WIDTH=2,GRID_STRIDE=0  0.051904 ms (median of 116)
 // Resources:   vecadd::vector_add_kernel: 26 registers, 0 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
-// Defaults:    BLOCK_SIZE=256,ITEMS_PER_THREAD=1,VECTOR_WIDTH=1,GRID_STRIDE=0  0.069136 ms (median of 10)
-// Speedup:     1.334x over the defaults
-// Evaluations: 20 (ok 18, slow 2)
+// Defaults:    BLOCK_SIZE=256,ITEMS_PER_THREAD=1,VECTOR_WIDTH=1,GRID_STRIDE=0  0.06864 ms (median of 11)
+// Speedup:     1.322x over the defaults
+// Evaluations: 20 (ok 19, slow 1)
 // Verified at: N=134217728; N=16777216; N=1048576
 //
 // Size N=1048576:
 // Device:      NVIDIA H200, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
-// Tuned:       2026-12-02T14:30:23Z, strategy adaexplore, seed 1, budget 60 evaluations
-// Winner:      BLOCK_SIZE=64,ITEMS_PER_THREAD=2,VECTOR_WIDTH=2,GRID_STRIDE=0  0.0076 ms (median of 11)
-// Resources:   vecadd::vector_add_kernel: 26 registers, 0 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
-// Defaults:    BLOCK_SIZE=256,ITEMS_PER_THREAD=1,VECTOR_WIDTH=1,GRID_STRIDE=0  0.008224 ms (median of 14)
-// Speedup:     1.082x over the defaults
-// Evaluations: 61 (ok 46, slow 15)
+// Tuned:       2026-12-02T15:03:20Z, strategy adaexplore, seed 1, budget 60 evaluations
+// Winner:      BLOCK_SIZE=1024,ITEMS_PER_THREAD=4,VECTOR_WIDTH=4,GRID_STRIDE=0  0.007392 ms (median of 24)
+// Resources:   vecadd::vector_add_kernel: 32 registers, 0 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
+// Defaults:    BLOCK_SIZE=256,ITEMS_PER_THREAD=1,VECTOR_WIDTH=1,GRID_STRIDE=0  0.00816 ms (median of 10)
+// Speedup:     1.104x over the defaults
+// Evaluations: 62 (ok 51, slow 11)
 // Verified at: N=134217728; N=16777216; N=1048576
 //
 // Selection:   select(N) returns the entry of the tuned size nearest in log space: the
@@ -43,8 +43,8 @@
 namespace adaexplore::vector_add {
 inline constexpr bool kTuned = true;
 inline constexpr int BLOCK_SIZE = 128;
-inline constexpr int ITEMS_PER_THREAD = 2;
-inline constexpr int VECTOR_WIDTH = 2;
+inline constexpr int ITEMS_PER_THREAD = 1;
+inline constexpr int VECTOR_WIDTH = 4;
 inline constexpr int GRID_STRIDE = 0;
 
 /// A tuned problem size.
@@ -67,9 +67,9 @@ struct SizeEntry {
 
 /// One entry per tuned size, in the declared order.
 inline constexpr SizeEntry kSizes[] = {
-    {{134217728}, {128, 2, 2, 0}},  // N=134217728: 0.37176 ms, 1.346x over the defaults
-    {{16777216}, {64, 2, 2, 0}},  // N=16777216: 0.05184 ms, 1.334x over the defaults
-    {{1048576}, {64, 2, 2, 0}},  // N=1048576: 0.0076 ms, 1.082x over the defaults
+    {{134217728}, {128, 1, 4, 0}},  // N=134217728: 0.371776 ms, 1.350x over the defaults
+    {{16777216}, {128, 2, 2, 0}},  // N=16777216: 0.051904 ms, 1.322x over the defaults
+    {{1048576}, {1024, 4, 4, 0}},  // N=1048576: 0.007392 ms, 1.104x over the defaults
 };
 inline constexpr std::size_t kSizeCount = 3;
 
