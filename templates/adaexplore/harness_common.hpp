@@ -74,6 +74,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -500,10 +501,17 @@ ADAEXPLORE_FN HarnessOptions HarnessOptions::parse(int argc, char** argv) {
     else if (a == "--adaexplore-size") {
       const std::string p = value("--adaexplore-size");
       const std::size_t eq = p.find('=');
+      const std::string digits = eq == std::string::npos ? std::string() : p.substr(eq + 1);
       char* end = nullptr;
-      const long long v = eq == std::string::npos ? 0 : std::strtoll(p.c_str() + eq + 1, &end, 10);
-      if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || v < 1) {
-        std::fprintf(stderr, "adaexplore harness: --adaexplore-size %s: expected NAME=VALUE, VALUE a positive integer\n",
+      errno = 0;
+      const long long v = std::strtoll(digits.c_str(), &end, 10);
+      bool taken = false;
+      for (const auto& s : o.sizes) taken = taken || s.first == p.substr(0, eq);
+      if (eq == std::string::npos || eq == 0 || digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+          errno == ERANGE || !end || *end != '\0' || v < 1 || taken) {
+        std::fprintf(stderr,
+                     "adaexplore harness: --adaexplore-size %s: expected NAME=VALUE, VALUE a positive integer (digits "
+                     "only, below 2^63), each NAME once\n",
                      p.c_str());
         finish(64);
       }

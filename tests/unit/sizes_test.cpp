@@ -319,6 +319,42 @@ TEST(SizedHeader, TheDefaultsHeaderHasTheSameDeclarations) {
 }
 
 
+// The harness's --adaexplore-size: a positive integer per name, digits only, each name once; a
+// malformed one stops the benchmark with exit code 64 and says why.
+TEST(SizesHarness, ReadsTheSizeAndRefusesMalformedOnes) {
+  const fs::path dir = test::fresh_test_directory("sizes-harness");
+  std::ofstream(dir / "probe.cpp") << R"(#include <adaexplore/harness_host.hpp>
+#include <cstdio>
+int main(int argc, char** argv) {
+  adaexplore::HostBenchmark bench(argc, argv);
+  std::printf("%lld %lld %zu\n", bench.size("N", 7), bench.size("M", 5), bench.args().size());
+  return 0;
+}
+)";
+  ProcessOptions o;
+  o.timeout_s = 120;
+  const ProcessResult built = run_process({"c++", "-std=c++17", "-I", (fs::path(ADAEXPLORE_SOURCE_DIR) / "templates").string(),
+                                           (dir / "probe.cpp").string(), "-o", (dir / "probe").string(), "-pthread"}, o);
+  ASSERT_TRUE(built.ok()) << built.err;
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), (dir / "probe").string());
+    return run_process(args, o);
+  };
+  ProcessResult r = run({"--adaexplore-size", "N=4096", "--other", "x"});
+  EXPECT_EQ(r.out, "4096 5 2\n");  // M falls back; --other x stays the benchmark's
+  r = run({});
+  EXPECT_EQ(r.out, "7 5 0\n");
+  for (const std::string bad : {"N=0", "N=-3", "N=+3", "N= 3", "N=3x", "N=", "=3", "N", "N=99999999999999999999"}) {
+    r = run({"--adaexplore-size", bad});
+    EXPECT_EQ(r.exit_code, 64) << bad << ": " << r.out;
+    EXPECT_CONTAINS(r.err, "--adaexplore-size " + bad + ": expected NAME=VALUE");
+  }
+  r = run({"--adaexplore-size", "N=3", "--adaexplore-size", "N=4"});
+  EXPECT_EQ(r.exit_code, 64);
+  EXPECT_CONTAINS(r.err, "each NAME once");
+  if (!HasFailure()) fs::remove_all(dir);
+}
+
 // --- `tune` over sizes, through the built tuner, on a host kernel -------------------------------
 
 // TAIL 0 skips the last partial tile (a tail bug: correct only when TILE divides N); TAIL 1 is

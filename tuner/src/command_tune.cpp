@@ -656,7 +656,9 @@ Command register_tune_command(CLI::App& app) {
   auto* results = sub->add_option(
       "--results", a->results,
       "results file, JSON Lines, appended per evaluation (default <work_dir>/results.jsonl); an existing file with "
-      "the same key is resumed, one with another key moved aside as <file>.<key first 12 hex>-<UTC time>");
+      "the same key is resumed, one with another key moved aside as <file>.<key first 12 hex>-<UTC time>. A spec "
+      "with \"sizes\": one file per size, R.<size>.jsonl (R=results.jsonl: results.M512_N512_K512.jsonl; default "
+      "<work_dir>/size-<size>/results.jsonl)");
   auto* database = sub->add_option(
       "--database", a->database,
       "tuning database folder shared by build trees, created when missing: DIR/<name>/<key first 16 hex>.jsonl, "
@@ -684,7 +686,10 @@ Command register_tune_command(CLI::App& app) {
       ->default_val(4);
   sub->add_option("--budget", a->budget,
                   "evaluations: distinct configurations in the key's results, the defaults', failed and resumed ones "
-                  "included (overrides the spec); a tuning can end earlier, space exhausted (docs/outcomes.md)");
+                  "included (overrides the spec); a tuning can end earlier, space exhausted (docs/outcomes.md). With "
+                  "\"sizes\": the budget of a size tuned while no other has a successful result; the others get "
+                  "sizes.budget (default ceil(budget / 3)), and each winner verified at another size is one more "
+                  "evaluation there (docs/sizes.md)");
   sub->add_option("--time-limit", a->time_limit_s,
                   "seconds of tuning after which no compile or measurement starts; running measurements still count, "
                   "near-ties are not re-measured (0 = none)");
