@@ -499,12 +499,16 @@ std::string ProgramBackend::host_only_reason() const {
   return {};
 }
 
+std::vector<fs::path> ProgramBackend::foreign_header_folders() const {
+  std::vector<fs::path> folders = system_header_folders(spec_.compiler.path);
+  folders.push_back(harness_);
+  return folders;
+}
+
 std::string ProgramBackend::header_with_device_code(const fs::path& dependency_file) const {
   std::error_code ec;
   const fs::path benchmark = fs::weakly_canonical(spec_.benchmark_path, ec);
-  std::vector<fs::path> ignored = system_header_folders(spec_.compiler.path);
-  ignored.push_back(harness_);
-  const CompileCache filter(fs::path(), ignored);  // its header filter only: nothing stored
+  const CompileCache filter(fs::path(), foreign_header_folders());  // its header filter only: nothing stored
   try {
     for (const fs::path& path : filter.listed(dependency_file, dependency_file.parent_path())) {
       if (path == benchmark) continue;
@@ -870,8 +874,7 @@ nlohmann::json ProgramBackend::included_headers(const std::vector<fs::path>& out
   const fs::path compiler = fs::weakly_canonical(find_program(spec_.compiler.path), ec);
   // Left out: the toolkit's and the system's headers (system_header_folders), the harness's, and
   // the outputs.
-  std::vector<fs::path> ignored = system_header_folders(spec_.compiler.path);
-  ignored.push_back(harness_);
+  std::vector<fs::path> ignored = foreign_header_folders();
   ignored.insert(ignored.end(), outputs.begin(), outputs.end());
   CompileCache cache(harness_cache_directory(spec_.work_dir).parent_path() / "dependencies", ignored);
   std::string key = "dependencies (external headers only)\n" + compiler.string() + '\n' + version_output_ + '\n';

@@ -225,6 +225,9 @@ class ProgramBackend : public Backend {
   // The first header in `dependency_file` (outside the toolkit's, the system's and the harness's
   // folders) whose text names device code, as "<file> has <mark>"; empty when none does.
   std::string header_with_device_code(const std::filesystem::path& dependency_file) const;
+  // The folders whose headers are not the project's: the toolkit's and the system's
+  // (system_header_folders) and the harness's. Neither the key nor the device-code scan reads them.
+  std::vector<std::filesystem::path> foreign_header_folders() const;
   // The scan of included_headers(): `source`'s dependency file, the command made like a compile's.
   std::vector<std::string> scan_command(const std::filesystem::path& source, const std::filesystem::path& directory,
                                         bool benchmark) const;
