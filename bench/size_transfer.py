@@ -98,7 +98,8 @@ def one_seed(tuner, kernel_dir, sizes, budget, later, seed, work, order="ascendi
         out["independent"][slug] = (t["ratio"], to_within(t, t["optimum_ms"]), t["evaluated"])
     done = []  # (values, trace path) of the chain so far
     for label, slug, values in sorted(sizes, key=lambda s: volume(s[2]), reverse=order == "descending"):
-        traces = [p for v, p in sorted(done, key=lambda d: (round(log_distance(d[0], values), 12), -volume(d[0])))]
+        by_size = {tuple(v): p for v, p in done}
+        traces = [by_size[tuple(v)] for v in nearest_first(values, [v for v, _ in done])]
         path = work / f"tr-{slug}-{seed}.json"
         t = replay(tuner, kernel_dir, slug, later if done else budget, seed, path, traces, count)
         out["transfer"][slug] = (t["ratio"], to_within(t, t["optimum_ms"]), t["evaluated"])

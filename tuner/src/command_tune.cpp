@@ -257,8 +257,7 @@ KeyPlace key_place(const TuneArgs& a, const Spec& spec, Backend& backend, const 
   header.started = utc_now();
   header.host = host_name();
   place.results = !a.database.empty() ? database_file(a.database, spec.name, header.key)
-                                      : (a.results.empty() ? spec.work_dir / "results.jsonl"
-                                                           : std::filesystem::path(a.results));
+                                      : default_path(spec, a.results, "results.jsonl");
   if (a.database.empty() && !a.results.empty() && !results_leaf.empty())  // --results R, sizes: R.<size>.jsonl
     place.results = place.results.parent_path() / (place.results.stem().string() + "." + results_leaf +
                                                    place.results.extension().string());
@@ -395,14 +394,25 @@ Spec size_spec(const Spec& spec, std::size_t index) {
 // the configurations: the benchmark fails there.)
 bool unusable(Status s) { return s == Status::wrong_result || s == Status::crash || s == Status::launch_error; }
 
-// The winner of size `z` as the header crowns it: the near-tie verdict's (confirmed_best), else
-// the best of the successful configurations that are unusable at no tuned size.
-std::optional<Outcome> crowned(const SizeState& z, const std::vector<SizeState>& states) {
+// The configurations unusable at a tuned size where some configuration succeeds.
+std::set<Config> unusable_configs(const std::vector<SizeState>& states) {
   std::set<Config> excluded;
-  for (const auto& other : states)
-    if (best_of(other.outcomes))
-      for (const auto& o : other.outcomes)
+  for (const auto& z : states)
+    if (best_of(z.outcomes))
+      for (const auto& o : z.outcomes)
         if (unusable(o.status)) excluded.insert(o.config);
+  return excluded;
+}
+
+// The outcome of `config` among `outcomes`, or none.
+const Outcome* outcome_of(const std::vector<Outcome>& outcomes, const Config& config) {
+  const auto it = std::find_if(outcomes.begin(), outcomes.end(), [&](const Outcome& o) { return o.config == config; });
+  return it == outcomes.end() ? nullptr : &*it;
+}
+
+// The winner of size `z` as the header crowns it: the near-tie verdict's (confirmed_best), else
+// the best of the successful configurations not `excluded` (unusable_configs).
+std::optional<Outcome> crowned(const SizeState& z, const std::set<Config>& excluded) {
   if (auto best = confirmed_best(z.place.results, z.place.header.key, z.outcomes); best && !excluded.count(best->config))
     return best;
   std::vector<Outcome> usable;
@@ -411,17 +421,25 @@ std::optional<Outcome> crowned(const SizeState& z, const std::vector<SizeState>&
   return best_of(usable);
 }
 
+// The header entry of size `index`: its label and values, `config` its values until crowned.
+SizeHeaderEntry size_entry(const SizesSpec& sizes, std::size_t index, const Config& config) {
+  SizeHeaderEntry e;
+  e.size = sizes.label(sizes.sizes[index]);
+  e.values = sizes.sizes[index].values;
+  e.config = config;
+  return e;
+}
+
 // The tuned header of a kernel with sizes, from every size's stored results (the same bytes
 // after a tuning and from --cached). kExitNoResult, having said why, when a size has no winner.
 int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, const std::filesystem::path& header_path) {
+  const std::set<Config> excluded = unusable_configs(states);
   std::vector<SizeHeaderEntry> entries;
   for (const auto& z : states) {
-    SizeHeaderEntry e;
-    e.size = spec.sizes.label(spec.sizes.sizes[z.index]);
-    e.values = spec.sizes.sizes[z.index].values;
+    SizeHeaderEntry e = size_entry(spec.sizes, z.index, spec.defaults);
     const ResultsFile stored = read_results(z.place.results, spec.space);  // as --cached reads it
     e.info = stored_header_info(z.spec, stored, spec.strategy, spec.seed, z.place.results);
-    e.info.winner = crowned(z, states);
+    e.info.winner = crowned(z, excluded);
     if (!e.info.winner) {
       std::cerr << "adaexplore-tuner tune: " << z.label << ": no configuration ran and verified at this size and is "
                 << "usable at every other (" << stored.outcomes.size() << " evaluations in " << z.place.results.string()
@@ -431,11 +449,10 @@ int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, c
     e.config = e.info.winner->config;
     for (const auto& other : states) {  // where the winner ran and verified
       const std::string at = spec.sizes.label(spec.sizes.sizes[other.index]);
-      const auto it = std::find_if(other.outcomes.begin(), other.outcomes.end(),
-                                   [&](const Outcome& o) { return o.config == e.config; });
-      if (it == other.outcomes.end()) e.not_verified.push_back(at + " (not evaluated)");
-      else if (is_success(it->status)) e.verified.push_back(at);
-      else e.not_verified.push_back(at + " (" + to_string(it->status) + ")");
+      const Outcome* o = outcome_of(other.outcomes, e.config);
+      if (!o) e.not_verified.push_back(at + " (not evaluated)");
+      else if (is_success(o->status)) e.verified.push_back(at);
+      else e.not_verified.push_back(at + " (" + to_string(o->status) + ")");
     }
     entries.push_back(std::move(e));
   }
@@ -565,16 +582,15 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   for (std::size_t round = 0; round < 2 * states.size() + 2; ++round) {
     bool evaluated = false;
     std::vector<Config> winners;
+    const std::set<Config> excluded = unusable_configs(states);
     for (const auto& z : states)
-      if (auto best = crowned(z, states)) winners.push_back(best->config);
+      if (auto best = crowned(z, excluded)) winners.push_back(best->config);
     for (auto& z : states) {
       KeyExtras extras;
       extras.database_warm_start = false;
-      for (const auto& w : winners) {
-        const bool known = std::any_of(z.outcomes.begin(), z.outcomes.end(), [&](const Outcome& o) { return o.config == w; });
-        if (!known && std::find(extras.warm_start.begin(), extras.warm_start.end(), w) == extras.warm_start.end())
+      for (const auto& w : winners)
+        if (!outcome_of(z.outcomes, w) && std::find(extras.warm_start.begin(), extras.warm_start.end(), w) == extras.warm_start.end())
           extras.warm_start.push_back(w);
-      }
       if (extras.warm_start.empty()) continue;
       std::cout << "[adaexplore] " << z.label << ": verifying " << extras.warm_start.size()
                 << (extras.warm_start.size() == 1 ? " winner" : " winners") << " of other sizes at this size" << std::endl;
@@ -753,13 +769,8 @@ Command register_defaults_command(CLI::App& app) {
               text = render_header(spec.space, spec.defaults, info);
             } else {  // the same declarations as a tuned header of these sizes, every entry the defaults
               std::vector<SizeHeaderEntry> entries;
-              for (const auto& size : spec.sizes.sizes) {
-                SizeHeaderEntry e;
-                e.size = spec.sizes.label(size);
-                e.values = size.values;
-                e.config = spec.defaults;
-                entries.push_back(std::move(e));
-              }
+              for (std::size_t i = 0; i < spec.sizes.sizes.size(); ++i)
+                entries.push_back(size_entry(spec.sizes, i, spec.defaults));
               text = render_sized_header(spec.space, spec.sizes.names, entries, info);
             }
             const bool wrote = write_file_if_changed(path, text);
