@@ -446,6 +446,22 @@ before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a 
   The CUDA device index to detect and tune on (``device --index``, ``tune --device``; recorded in
   the results), a non-negative integer. Default 0. The status line naming the GPU shows it.
 
+``ADAEXPLORE_PROFILE``
+  ``ALL``, or a ;-list of ``cuda`` kernel names: after the search of each tuning (never during it),
+  Nsight Compute (``ncu``, found on ``PATH``, beside the compiler or as ``$ADAEXPLORE_NCU``)
+  profiles the winner, the defaults and up to 3 finalists once each (``tune --profile``: a
+  compile and one ``ncu`` run each, 3 to 4 s for the gemm example on an H200; none starts after
+  180 s), and the report shows the counters that
+  explain their difference (DRAM throughput, achieved occupancy, warp stall reasons,
+  shared-memory bank conflicts). Skipped for a winner already profiled, so a reconfigure with
+  nothing changed profiles nothing. Default empty. Without ``ncu``: a warning, and the report
+  says so.
+
+Every tuning writes a report, ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>/report.html``
+(with ``SIZES``: ``report.<size>.html`` per size), and a status line names it: one
+self-contained HTML file that opens offline (``adaexplore-tuner report --help`` lists what it
+shows; its charts need Debian's ``libjs-chart.js`` where the tuner runs, its tables do not).
+
 ``ADAEXPLORE_PINNED_DIR``
   A folder of pinned headers ``<name>.hpp``, the pin location of kernels without
   ``PINNED_HEADER``. Default empty: ``pinned/`` beside each calling ``CMakeLists.txt``.
@@ -541,6 +557,8 @@ set(ADAEXPLORE_DATABASE "${CMAKE_BINARY_DIR}/_adaexplore/database" CACHE PATH
 set(ADAEXPLORE_RETUNE "" CACHE STRING
     "AdaExplore: ALL or a ;-list of kernel names to tune again from scratch; a name leaves it once its kernel was retuned")
 set(ADAEXPLORE_DEVICE "0" CACHE STRING "AdaExplore: the CUDA device index to tune on")
+set(ADAEXPLORE_PROFILE "" CACHE STRING
+    "AdaExplore: ALL or a ;-list of CUDA kernel names whose finalists Nsight Compute (ncu) profiles after the search (tune --profile)")
 set(ADAEXPLORE_COMPILER_LAUNCHER "" CACHE STRING
     "AdaExplore: launcher (e.g. ccache) in front of the tuner's compiles, for kernels without COMPILER_LAUNCHER")
 set(ADAEXPLORE_PINNED_DIR "" CACHE PATH
@@ -2412,22 +2430,39 @@ function(_adaexplore_tune_command out name backend kernel_dir header)
   _adaexplore_database(database)
   get_filename_component(generated "${header}" DIRECTORY)
   set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --database "${database}" --header "${header}"
-      --generated "${generated}")
+      --generated "${generated}" --report "${kernel_dir}/report.html")
   if(backend STREQUAL "cuda")
     _adaexplore_device_index(index)
     list(APPEND command --device ${index})
+    _adaexplore_listed(profile "${name}" "${ADAEXPLORE_PROFILE}")
+    if(profile)
+      list(APPEND command --profile)
+    endif()
   endif()
   set(${out} "${command}" PARENT_SCOPE)
 endfunction()
 
-# TRUE when ADAEXPLORE_RETUNE is ALL or names the kernel.
-function(_adaexplore_retune_requested out name)
-  set(requested "${ADAEXPLORE_RETUNE}")
-  if("ALL" IN_LIST requested OR name IN_LIST requested)
+# TRUE when `list` (a cache variable's value: ALL or a ;-list of kernel names) is ALL or names the kernel.
+function(_adaexplore_listed out name list)
+  if("ALL" IN_LIST list OR name IN_LIST list)
     set(${out} TRUE PARENT_SCOPE)
   else()
     set(${out} FALSE PARENT_SCOPE)
   endif()
+endfunction()
+
+# TRUE when ADAEXPLORE_RETUNE is ALL or names the kernel.
+function(_adaexplore_retune_requested out name)
+  _adaexplore_listed(listed "${name}" "${ADAEXPLORE_RETUNE}")
+  set(${out} ${listed} PARENT_SCOPE)
+endfunction()
+
+# The report(s) a tuning of the kernel wrote (tune --report <kernel_dir>/report.html; a kernel
+# with SIZES: report.<size>.html per size), for the status line.
+function(_adaexplore_reports out kernel_dir)
+  file(GLOB reports "${kernel_dir}/report.html" "${kernel_dir}/report.*.html")
+  list(JOIN reports ", " reports)
+  set(${out} "${reports}" PARENT_SCOPE)
 endfunction()
 
 function(_adaexplore_run_tune name backend kernel_dir header pinned archs)
@@ -2443,6 +2478,11 @@ function(_adaexplore_run_tune name backend kernel_dir header pinned archs)
     _adaexplore_device(gpu where "${name}")
   endif()
   _adaexplore_database(database)
+  # The tuning writes its report(s) afresh: none of an earlier configure (another SIZES) is named.
+  file(GLOB stale_reports "${kernel_dir}/report.html" "${kernel_dir}/report.*.html")
+  if(stale_reports)
+    file(REMOVE ${stale_reports})
+  endif()
   message(STATUS "AdaExplore: ${name}: ${what} on ${where} (database ${database})")
   # The progress lines (stdout) as they come; the messages (stderr) once: in the error, or after.
   execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE messages
@@ -2459,6 +2499,10 @@ function(_adaexplore_run_tune name backend kernel_dir header pinned archs)
     set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RETUNED "${name}")
   endif()
   message(STATUS "AdaExplore: ${name}: TUNED, header ${header}")
+  _adaexplore_reports(reports "${kernel_dir}")
+  if(reports)
+    message(STATUS "AdaExplore: ${name}: report ${reports} (open it in a browser: how the winner was found)")
+  endif()
 endfunction()
 
 # `tune --cached`: the stored winner of the kernel's current key, evaluating nothing. `found_out`:

@@ -85,6 +85,15 @@
 #   7 rounds). About 4 minutes on an H200. Logs under $OUT/logs/evaluator/. EVALUATOR_MODES
 #   ("runner process runner2") picks and orders the tunings; "full" and "full2" are the runner
 #   tuning with every compile worker busy (--in-flight jobs+1, the loop before 2026-12-01).
+#   report: the tuning report with staged profiling (issue 22): ncu's version and a probe profile
+#   first (tools/ncu-probe.sh), then the gemm example's spec (configured with
+#   ADAEXPLORE_MODE=DEFAULTS, one size: GEMM_SIZES empty) tuned with --profile into a fresh results
+#   file, budget REPORT_BUDGET (120), time limit REPORT_TIME_LIMIT (240 s); results, report and
+#   the profiles' logs under $OUT/logs/report/. Then the gemm example configured for real with
+#   -DADAEXPLORE_PROFILE=gemm (budget REPORT_CMAKE_BUDGET, 30, at the smaller size): the module's status lines name the
+#   report. About 6 minutes on an H200.
+#   The CMake step tunes two sizes (GEMM_SIZES 2048 and 1024): each size's crowned winner is
+#   profiled after the verification rounds, and a report per size is named.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -107,6 +116,7 @@ run_failcompare=0
 run_kernelunit=0
 run_sizespace=0
 run_reconfigure=0
+run_report=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -123,6 +133,7 @@ for a in "$@"; do
     kernelunit) run_kernelunit=1 ;;
     sizespace) run_sizespace=1 ;;
     reconfigure) run_reconfigure=1 ;;
+    report) run_report=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -409,6 +420,24 @@ if [ $run_multigpu = 1 ]; then
   log "multigpu: GPUs $gpus; measured outcomes per GPU (extra.device.index) of the tuning on all of them:"
   python3 -c "import json,sys,collections; rows=[json.loads(l) for l in open(sys.argv[1])][1:]; print(dict(collections.Counter(str(r.get('extra',{}).get('device',{}).get('index','not measured')) for r in rows)))" "$mdir/all-gpus.jsonl" | tee -a "$OUT/logs/summary.txt"
   grep -h "evaluations/min\|: best " "$OUT"/logs/multigpu-*.log | tee -a "$OUT/logs/summary.txt"
+fi
+if [ $run_report = 1 ]; then
+  rdir=$OUT/logs/report
+  mkdir -p "$rdir/ncu-probe"
+  step report-ncu-probe env OUT="$rdir/ncu-probe" bash tools/ncu-probe.sh
+  rm -rf build-report
+  step report-configure cmake -S examples/gemm -B build-report "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS -DGEMM_SIZES=
+  cp build-report/_adaexplore/kernels/gemm/spec.json "$rdir/spec.json"
+  step report-tune "$tuner" tune --spec build-report/_adaexplore/kernels/gemm/spec.json --budget "${REPORT_BUDGET:-120}" --time-limit "${REPORT_TIME_LIMIT:-240}" --fresh --profile --results "$rdir/gemm.jsonl" --header "$rdir/gemm.hpp" --report "$rdir/gemm.report.html"
+  cp "$OUT/logs/report-tune.log" "$rdir/"
+  find build-report/_adaexplore/kernels/gemm/work -name 'profile.*' -newer "$rdir/spec.json" | while read -r f; do
+    d=$rdir/profiles/$(basename "$(dirname "$f")"); mkdir -p "$d"; cp "$f" "$d/"; done
+  rm -rf build-report-cmake
+  step report-cmake cmake -S examples/gemm -B build-report-cmake "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=TUNE "-DGEMM_SIZES=M=2048 N=2048 K=2048;M=1024 N=1024 K=1024" -DGEMM_TUNING_BUDGET="${REPORT_CMAKE_BUDGET:-30}" -DADAEXPLORE_PROFILE=gemm
+  cp "$OUT/logs/report-cmake.log" "$rdir/"
+  for f in build-report-cmake/_adaexplore/kernels/gemm/report*.html; do cp "$f" "$rdir/cmake-$(basename "$f")"; done
+  mkdir -p "$rdir/cmake-database" && cp build-report-cmake/_adaexplore/database/gemm/* "$rdir/cmake-database/" 2>/dev/null
+  grep -h "profil\|report\|: best " "$OUT"/logs/report-*.log | tee -a "$OUT/logs/summary.txt"
 fi
 if [ $run_gputest = 1 ]; then  # the tests that need the GPU, without building everything
   step build-unit cmake --build build-device -j "$jobs" --target adaexplore_unit_tests

@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${ADAEXPLORE_BUILD_DIR:-$root/build}
 jobs=${ADAEXPLORE_JOBS:-$(nproc 2>/dev/null || echo 2)}
-"$root/tools/install-deps.sh"
+ADAEXPLORE_TEST_DEPS=1 "$root/tools/install-deps.sh"
 
 generator=()
 if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then

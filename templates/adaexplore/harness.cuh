@@ -483,6 +483,8 @@ class Benchmark {
   // 2 x memory clock x bus width (peak_bandwidth_gbs); 0 when the driver does not report them (the
   // attributes are not errors of the benchmark: a failed query is cleared, the gate is skipped).
   static double query_peak_bandwidth_gbs(int device);
+  // peak_fp32_gflops for the device; 0 when the driver does not report a figure.
+  static double query_peak_fp32_gflops(int device);
   // The runtime's name for the kernel (cudaFuncGetName, CUDA 12.4 and newer), else the C++ type.
   template <class Kernel>
   std::string kernel_name(const void* func) {
@@ -608,6 +610,7 @@ class Benchmark {
   std::shared_ptr<char> flush_;
   long l2_bytes_ = 0;                         // cudaDevAttrL2CacheSize
   double peak_gbs_ = 0;                       // query_peak_bandwidth_gbs; 0: unknown
+  double peak_gflops_ = 0;                    // query_peak_fp32_gflops; 0: unknown
   std::unique_ptr<detail::NvmlClocks> nvml_;  // SM clock and clock event reasons, when NVML is there
   std::vector<std::function<void()>> restores_, poisons_;
   std::vector<std::function<void(cudaStream_t)>> hooks_;
@@ -998,6 +1001,7 @@ ADAEXPLORE_FN Benchmark::Benchmark(int argc, char** argv)
   if (flush_bytes_) flush_ = allocate<char>(flush_bytes_, "L2 flush buffer");
   l2_bytes_ = l2;
   peak_gbs_ = query_peak_bandwidth_gbs(device);
+  peak_gflops_ = query_peak_fp32_gflops(device);
   nvml_ = std::make_unique<detail::NvmlClocks>(device);
   context_ms_ = wall_ms_since(created_);
 }
@@ -1046,6 +1050,8 @@ ADAEXPLORE_FN int Benchmark::run(const std::function<void(cudaStream_t)>& launch
   check_launch_floor(record_.time, kLaunchFloorMs, record_.suspicious);
   check_peak_bandwidth(record_.bytes, record_.time, peak_gbs_, static_cast<double>(l2_bytes_), record_.suspicious);
   check_clocks(record_.clocks, record_.suspicious);
+  record_.peak_gbs = peak_gbs_;
+  record_.peak_gflops = peak_gflops_;
   return emit(options_, record_);
 }
 
@@ -1061,6 +1067,18 @@ ADAEXPLORE_FN void Benchmark::check(cudaError_t e, const char* what) {
   const std::string message = std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
   if (e == cudaErrorMemoryAllocation) fail("resource_limit", cudaGetErrorName(e), message);
   fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e), message);
+}
+
+ADAEXPLORE_FN double Benchmark::query_peak_fp32_gflops(int device) {
+  int major = 0, minor = 0, sms = 0, clock_khz = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return peak_fp32_gflops(major, minor, sms, clock_khz);
 }
 
 ADAEXPLORE_FN double Benchmark::query_peak_bandwidth_gbs(int device) {

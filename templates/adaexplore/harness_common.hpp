@@ -22,6 +22,7 @@
 //    "suspicious": ["median 0.0011 ms is under the 0.002 ms launch-overhead floor: ...", ...],
 //    "clocks": {"sm_mhz_start", "sm_mhz_end", "reasons": ["sw_power_cap", ...]},
 //    "device_memory": {"allocated_bytes", "reused_bytes"},
+//    "peak": {"GB/s", "GFLOP/s"} (CUDA: the device's memory bandwidth and FP32 peaks; absent unknown),
 //    "kernels": [{"name", "block": [x, y, z], "threads_per_block", "registers",
 //                 "max_threads_per_block", "static_shared_bytes", "dynamic_shared_bytes",
 //                 "max_dynamic_shared_bytes", "local_bytes", "blocks_per_sm", "warps_per_sm",
@@ -431,6 +432,10 @@ struct ResultRecord {
   /// the tuner's runner (a block the previous configuration gave back; Benchmark::allocate).
   /// The record has "device_memory" when either is non-zero.
   unsigned long long allocated_bytes = 0, reused_bytes = 0;
+  /// CUDA harness: the device's peaks, for the report's "% of peak" (0: unknown, left out): memory
+  /// bandwidth in GB/s (peak_bandwidth_gbs) and FP32 arithmetic in GFLOP/s (peak_fp32_gflops). The
+  /// record has "peak": {"GB/s", "GFLOP/s"} when either is known.
+  double peak_gbs = 0, peak_gflops = 0;
 };
 
 /// Wall-clock ms since `start` (std::chrono::steady_clock).
@@ -442,6 +447,21 @@ inline double wall_ms_since(std::chrono::steady_clock::time_point start) {
 /// slowdown, HW thermal, SW thermal, HW power brake (nvml.h bits 0x8, 0x40, 0x20, 0x80). The SW
 /// power cap is left out: a kernel that draws the card's power is expected to meet it.
 inline constexpr unsigned long long kNoisyClockEvents = 0x8ull | 0x20ull | 0x40ull | 0x80ull;
+
+/// FP32 lanes (one fused multiply-add per clock each) per SM of compute capability major.minor:
+/// 64 for 6.0, 7.x and 8.0, 128 for the others from 6.1 on (8.6, 8.9, 9.0, 10.x, 12.x; CUDA C++
+/// Programming Guide, "Arithmetic Instructions" throughput table); 0 when unknown (before 6.x).
+inline int fp32_lanes_per_sm(int major, int minor) {
+  if (major < 6) return 0;
+  if ((major == 6 && minor == 0) || major == 7 || (major == 8 && minor == 0)) return 64;
+  return 128;
+}
+
+/// Peak FP32 arithmetic in GFLOP/s: 2 operations (a fused multiply-add) x lanes per SM x SMs x
+/// the SM clock (kHz, cudaDevAttrClockRate: the peak boost clock); 0 when a figure is unknown.
+inline double peak_fp32_gflops(int major, int minor, int sm_count, double sm_clock_khz) {
+  return 2.0 * fp32_lanes_per_sm(major, minor) * sm_count * sm_clock_khz * 1e-6;
+}
 
 /// Peak memory bandwidth in GB/s (1e9 bytes/s) from the memory clock (kHz, cudaDevAttrMemoryClockRate)
 /// and the bus width (bits, cudaDevAttrGlobalMemoryBusWidth): 2 (double data rate) x clock x
@@ -648,6 +668,12 @@ ADAEXPLORE_FN std::string to_json(const ResultRecord& r) {
     const std::vector<std::string> names = clock_event_names(r.clocks.reasons);
     for (std::size_t i = 0; i < names.size(); ++i) j << (i ? ", " : "") << json_string(names[i]);
     j << "]}";
+  }
+  if (r.peak_gbs > 0 || r.peak_gflops > 0) {
+    j << ", \"peak\": {";
+    if (r.peak_gbs > 0) j << "\"GB/s\": " << json_number(r.peak_gbs);
+    if (r.peak_gflops > 0) j << (r.peak_gbs > 0 ? ", " : "") << "\"GFLOP/s\": " << json_number(r.peak_gflops);
+    j << "}";
   }
   if (r.allocated_bytes || r.reused_bytes)
     j << ", \"device_memory\": {\"allocated_bytes\": " << r.allocated_bytes << ", \"reused_bytes\": " << r.reused_bytes

@@ -13,7 +13,9 @@
 #include "database.hpp"
 #include "failure_summary.hpp"
 #include "header.hpp"
+#include "profile.hpp"
 #include "render.hpp"
+#include "report.hpp"
 #include "sizes.hpp"
 #include "spec.hpp"
 #include "tuner.hpp"
@@ -54,6 +56,17 @@ struct TuneArgs {
   double time_limit_s = -1;
   std::vector<int> devices = {0};
   bool fresh = false, retune = false, cached = false, quiet = false;
+  // The report (report.hpp): written beside each results file unless no_report; --report PATH
+  // names it (a spec with sizes: PATH.<size>.html).
+  std::string report, chartjs;
+  bool no_report = false;
+  // Staged profiling (profile.hpp): after the search, ncu on the winner, the defaults and up to 3
+  // finalists, within profile_time_limit_s.
+  bool profile = false;
+  double profile_time_limit_s = 180;
+  // A kernel with sizes: its keys' tunings leave the profile and the report to the end
+  // (run_sized_tune), when every size's crowned winner is known.
+  bool defer_finish = false;
 };
 
 std::filesystem::path default_path(const Spec& spec, const std::string& given, const std::string& leaf) {
@@ -231,6 +244,7 @@ std::unique_ptr<Backend> tuning_backend(const Spec& spec, const std::vector<Devi
 struct KeyPlace {
   ResultsHeader header;
   std::filesystem::path results;
+  std::string leaf;  // the size's slug for a spec with sizes ("M512_N512_K512"), else empty
 };
 
 // The headers the template and the benchmark include, for the key (Backend::included_headers).
@@ -247,6 +261,7 @@ nlohmann::json included_headers(const TuneArgs& a, Backend& backend, const std::
 KeyPlace key_place(const TuneArgs& a, const Spec& spec, Backend& backend, const nlohmann::json& includes,
                    const std::string& results_leaf) {
   KeyPlace place;
+  place.leaf = results_leaf;
   ResultsHeader& header = place.header;
   header.kernel = spec.name;
   header.key_parts = key_parts(spec, backend.name(), backend.device(), includes);
@@ -271,10 +286,125 @@ struct KeyExtras {
   bool database_warm_start = true; // also the database's other keys (--warm-start)
 };
 
+// Where the report of `results` goes: --report (with the size's leaf for a spec with sizes), else
+// beside the results (report_path_for).
+std::filesystem::path report_path(const TuneArgs& a, const std::filesystem::path& results, const std::string& leaf) {
+  if (a.report.empty()) return report_path_for(results);
+  std::filesystem::path p = a.report;
+  if (leaf.empty()) return p;
+  return p.parent_path() / (p.stem().string() + "." + leaf + p.extension().string());
+}
+
+// The report of one key's results (report.hpp), written after its tuning, with `winner` (the
+// crowned one) when given; a report that cannot be written is a warning (the tuning and its
+// results stand).
+void write_tuning_report(const TuneArgs& a, const Spec& spec, const KeyPlace& place, const std::string& label,
+                         const std::string& leaf, const std::string& profile_note, const std::optional<Outcome>& winner) {
+  if (a.no_report) return;
+  const auto out = report_path(a, place.results, leaf);
+  try {
+    ReportInput input = report_input_from_results(spec, place.results);
+    if (winner) input.winner = winner;
+    if (input.profiles.empty()) input.profile_note = profile_note;
+    const std::string note = write_report(input, out, find_chart_library(a.chartjs));
+    if (!note.empty()) std::cerr << "[adaexplore] " << label << ": warning: " << note << "\n";
+    std::cout << "[adaexplore] " << label << ": report " << out.string() << std::endl;
+  } catch (const std::exception& e) {
+    std::cerr << "[adaexplore] " << label << ": warning: no report written to " << out.string() << ": " << e.what()
+              << "\n";
+  }
+}
+
+// The configurations to profile: the winner, the defaults (when they succeeded) and up to 3
+// finalists, the next fastest successes that could be crowned (not suspicious, not `excluded`).
+std::vector<ProfileTarget> profile_targets_of(const Spec& spec, const Outcome& winner, const std::vector<Outcome>& outcomes,
+                                              const std::set<Config>& excluded) {
+  std::vector<ProfileTarget> targets = {{"winner", winner.config}};
+  const auto defaults = std::find_if(outcomes.begin(), outcomes.end(), [&](const Outcome& o) { return o.config == spec.defaults; });
+  if (defaults != outcomes.end() && is_success(defaults->status) && defaults->config != winner.config)
+    targets.push_back({"defaults", defaults->config});
+  std::vector<const Outcome*> rest;
+  for (const auto& o : outcomes)
+    if (is_success(o.status) && o.objective && o.config != winner.config && o.config != spec.defaults &&
+        !excluded.count(o.config) && (!o.extra.contains("suspicious") || o.extra["suspicious"].empty()))
+      rest.push_back(&o);
+  std::stable_sort(rest.begin(), rest.end(), [](const Outcome* x, const Outcome* y) { return *x->objective < *y->objective; });
+  for (std::size_t i = 0; i < rest.size() && i < 3; ++i)
+    targets.push_back({"finalist " + std::to_string(i + 2), rest[i]->config});
+  return targets;
+}
+
+// Staged profiling (--profile): after the search, ncu on the winner, the defaults and up to 3
+// finalists, appended as one batch beside the results (profile.hpp profiles_path). Only when the
+// newest batch of the key has no successful profile of this winner (a reconfigure with nothing
+// new profiles nothing; a failed one is tried again). Returns why there are no profiles, for the
+// report, or "".
+std::string profile_key(const TuneArgs& a, const Spec& spec, Backend& backend, const KeyPlace& place,
+                        const std::string& label, const std::optional<Outcome>& winner, const std::vector<Outcome>& outcomes,
+                        const std::set<Config>& excluded = {}) {
+  if (!a.profile) return "not asked for";
+  if (!winner) return "no winner to profile";
+  auto* program = dynamic_cast<ProgramBackend*>(&backend);
+  if (!program) return "the " + backend.name() + " backend runs no program to profile";
+  const std::string name = spec.space.label(winner->config);
+  const nlohmann::json stored = latest_profile_batch(place.results, place.header.key);
+  if (stored.is_object())
+    for (const auto& p : stored["results"])
+      if (p.value("role", "") == "winner" && p.value("label", "") == name && p.value("error", "").empty()) return "";
+  std::optional<std::filesystem::path> ncu;
+  try {
+    ncu = find_ncu(spec.compiler.path);
+  } catch (const std::exception& e) {
+    std::cerr << "[adaexplore] " << label << ": warning: --profile: " << e.what() << "\n";
+    return e.what();
+  }
+  if (!ncu) {
+    const std::string why = "Nsight Compute (ncu) was not found on PATH, beside " + spec.compiler.path +
+                            " or in $ADAEXPLORE_NCU";
+    std::cerr << "[adaexplore] " << label << ": warning: --profile: " << why << "; not profiled\n";
+    return why;
+  }
+  ProfileOptions options;
+  options.ncu = *ncu;
+  options.time_cap_s = a.profile_time_limit_s;
+  const auto targets = profile_targets_of(spec, *winner, outcomes, excluded);
+  std::cout << "[adaexplore] " << label << ": profiling " << targets.size() << " configurations with " << ncu->string()
+            << " (none started after " << a.profile_time_limit_s << " s)" << std::endl;
+  const auto results = profile_targets(*program, targets, options);
+  nlohmann::json batch = nlohmann::json::array();
+  for (const auto& r : results) {
+    batch.push_back(to_json(r, spec.space));
+    std::cout << "[adaexplore] " << label << ": profile of the " << r.role << " (" << r.label << "): "
+              << (r.error.empty() ? "done in " + std::to_string(r.wall_s) + " s" : r.error) << std::endl;
+  }
+  append_profile_batch(place.results, place.header.key, batch);
+  return "";
+}
+
+// After a key's tuning: its finalists profiled (--profile), then its report written, also when
+// nothing succeeded (the report shows the failures). `winner`: the configuration the header
+// crowns. Neither can fail the tuning: a problem is a warning.
+void finish_key(const TuneArgs& a, const Spec& spec, Backend* backend, const KeyPlace& place, const std::string& label,
+                const std::optional<Outcome>& winner, const std::vector<Outcome>& outcomes,
+                const std::set<Config>& excluded = {}) {
+  std::error_code ec;
+  if (!std::filesystem::exists(place.results, ec)) return;  // stopped before anything was recorded
+  std::string note = a.profile ? "" : "not asked for";
+  if (a.profile && backend) {
+    try {
+      note = profile_key(a, spec, *backend, place, label, winner, outcomes, excluded);
+    } catch (const std::exception& e) {  // the tuning and its results stand
+      note = std::string("profiling failed: ") + e.what();
+      std::cerr << "[adaexplore] " << label << ": warning: " << note << "\n";
+    }
+  }
+  write_tuning_report(a, spec, place, label, place.leaf, note, winner);
+}
+
 // One key tuned: resumed, evaluated up to the budget, near-ties confirmed. kExitOk with a
 // winner in `report`, else the exit code, having said why.
-int tune_key(const TuneArgs& a, const Spec& spec, Backend& backend, KeyPlace& place, const KeyExtras& extras,
-             const std::string& label, TuneReport& report) {
+int search_key(const TuneArgs& a, const Spec& spec, Backend& backend, KeyPlace& place, const KeyExtras& extras,
+               const std::string& label, TuneReport& report) {
   ResultsHeader& header = place.header;
   const auto& results_path = place.results;
   const bool database = !a.database.empty();
@@ -367,6 +497,15 @@ int tune_key(const TuneArgs& a, const Spec& spec, Backend& backend, KeyPlace& pl
   }
   confirm_winner(a, label, results_path, header.key, backend, report);
   return kExitOk;
+}
+
+// One key tuned (search_key), then finished (finish_key) unless the caller finishes it later
+// (a kernel with sizes: after the verification rounds, with the winner the header crowns).
+int tune_key(const TuneArgs& a, const Spec& spec, Backend& backend, KeyPlace& place, const KeyExtras& extras,
+             const std::string& label, TuneReport& report) {
+  const int code = search_key(a, spec, backend, place, extras, label, report);
+  if (!a.defer_finish) finish_key(a, spec, code == kExitOk ? &backend : nullptr, place, label, report.best, report.outcomes);
+  return code;
 }
 
 // One problem size of a kernel with "sizes" (sizes.hpp): its spec, key and outcomes; its backend
@@ -532,6 +671,8 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   // One size's tuning (a backend of its own, released after). A size whose budget is spent and
   // that has nothing to verify is answered from its results, without a backend.
   std::vector<std::string> failed;
+  TuneArgs deferred = a;  // each size's profile and report once, at the end
+  deferred.defer_finish = true;
   auto tune_size = [&](SizeState& z, const Spec& s, const KeyExtras& extras, const TuneArgs& pass) {
     if (z.outcomes.size() >= s.budget_evaluations && extras.warm_start.empty() && !pass.fresh && !pass.retune) {
       std::cout << "[adaexplore] " << z.label << ": done (budget), " << z.outcomes.size()
@@ -570,14 +711,14 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       extras.warm_start = t.warm_start;
       extras.prior = t.prior;
     }
-    tune_size(z, z.spec, extras, a);  // --fresh and --retune apply here, once per size
+    tune_size(z, z.spec, extras, deferred);  // --fresh and --retune apply here, once per size
   }
   // Every size's winner at every size: a winner unusable at another size (a tail bug: wrong
   // there) is crowned nowhere and the next best is verified in the next round; one faster at a
   // size than that size's own winner takes its place there. Each round evaluates only
   // configurations not evaluated at that size before, so the rounds end; the cap guards against
   // a round whose evaluations are cut short (a time limit).
-  TuneArgs pass = a;
+  TuneArgs pass = deferred;
   pass.fresh = pass.retune = false;
   for (std::size_t round = 0; round < 2 * states.size() + 2; ++round) {
     bool evaluated = false;
@@ -601,6 +742,15 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       evaluated = evaluated || z.outcomes.size() > before;
     }
     if (!evaluated) break;
+  }
+  // Each size's profile (--profile: a backend of its own, released after) and report, with the
+  // winner the header crowns there.
+  const std::set<Config> excluded = unusable_configs(states);
+  for (auto& z : states) {
+    const std::optional<Outcome> winner = crowned(z, excluded);
+    std::unique_ptr<Backend> backend;
+    if (a.profile && winner) backend = tuning_backend(z.spec, devices);
+    finish_key(a, z.spec, backend.get(), z.place, z.label, winner, z.outcomes, excluded);
   }
   if (!failed.empty()) {
     std::cerr << "adaexplore-tuner tune: " << spec.name << ": no header written: the tuning of";
@@ -729,6 +879,29 @@ Command register_tune_command(CLI::App& app) {
                   "(extra.device); the GPUs must be of one model")
       ->delimiter(',');
   sub->add_flag("--quiet", a->quiet, "no progress lines");
+  auto* report = sub->add_option(
+      "--report", a->report,
+      "the tuning report (one self-contained HTML file; `adaexplore-tuner report --help` says what it shows) to "
+      "write after the tuning, also when nothing succeeded. Default: beside the results, <results without "
+      ".jsonl>.report.html; a spec with \"sizes\": PATH.<size>.html per size");
+  sub->add_flag("--no-report", a->no_report, "write no report")->excludes(report);
+  sub->add_option("--chartjs", a->chartjs,
+                  "Chart.js to inline into the report (default: $ADAEXPLORE_CHARTJS, else Debian's libjs-chart.js, "
+                  "/usr/share/javascript/chart.js/chart.min.js; without it the report has tables only)")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--profile", a->profile,
+                "after the search (never during it), profile the winner, the defaults and up to 3 finalists once "
+                "each with Nsight Compute (ncu: $ADAEXPLORE_NCU, PATH, or beside the compiler), one launch of the "
+                "tuned kernel each with --clock-control none; the counters (DRAM throughput, achieved occupancy, "
+                "warp stall reasons, shared-memory bank conflicts, ...) go beside the results, as one batch in "
+                "<results>.profiles.ndjson, and into the report. Skipped when the newest batch holds a successful "
+                "profile of this winner; without ncu a warning, and the report says so. A spec with \"sizes\": "
+                "each size's crowned winner, after the verification rounds");
+  sub->add_option("--profile-time-limit", a->profile_time_limit_s,
+                  "seconds after which no further configuration starts profiling (default 180; 0: no limit); one "
+                  "started finishes, each of its ncu runs within 120 s. A configuration costs a compile and one "
+                  "ncu run: 3.1 to 3.9 s each for the gemm example on an H200")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--confirm-rounds", a->confirm_rounds,
                   "near-ties: after a tuning with new evaluations, the configurations whose median is within "
                   "--confirm-margin of the best one's (at most 4) are measured again, interleaved, this many "

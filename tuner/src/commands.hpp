@@ -33,5 +33,6 @@ Command register_header_command(CLI::App& app);      // command_header.cpp
 Command register_runner_command(CLI::App& app);      // runner_main.cpp (hidden)
 Command register_measure_command(CLI::App& app);     // command_measure.cpp
 Command register_check_command(CLI::App& app);       // command_check.cpp
+Command register_report_command(CLI::App& app);      // command_report.cpp
 
 }  // namespace adaexplore

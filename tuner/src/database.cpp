@@ -109,6 +109,8 @@ fs::path set_aside(const fs::path& file, const std::string& tag) {
   for (int n = 2; fs::exists(aside); ++n)
     aside = file.string() + "." + tag + "-" + stamp + "-" + std::to_string(n);
   fs::rename(file, aside);
+  std::error_code ec;
+  if (fs::exists(profiles_path(file), ec)) fs::rename(profiles_path(file), profiles_path(aside), ec);  // its profiles go along
   return aside;
 }
 

@@ -62,7 +62,8 @@ std::filesystem::path database_file(const std::filesystem::path& dir, const std:
 void check_placement(const std::filesystem::path& file, const ResultsHeader& header);
 
 /// Moves `file` aside as "<file>.<tag>-<YYYYMMDDTHHMMSSZ>" (then "-2", "-3", ... when taken),
-/// under its lock: never replaces an earlier set-aside file. Returns the new path; empty when
+/// under its lock: never replaces an earlier set-aside file; its profiles (results.hpp
+/// profiles_path) go along, as <new path>.profiles.ndjson. Returns the new path; empty when
 /// there was no file.
 std::filesystem::path set_aside(const std::filesystem::path& file, const std::string& tag);
 

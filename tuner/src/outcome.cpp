@@ -32,14 +32,18 @@ std::string truncate_middle(const std::string& text, std::size_t keep) {
          text.substr(text.size() - half);
 }
 
-nlohmann::json to_json(const Outcome& o, const Space& space) {
-  nlohmann::json config = nlohmann::json::object();
+nlohmann::json record_config(const Config& config, const Space& space) {
+  nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < space.dimension(); ++i) {
-    const Value& v = space.value(o.config, i);
-    config[space.parameters()[i].name] = v.numeric ? nlohmann::json(v.number) : nlohmann::json(v.text);
+    const Value& v = space.value(config, i);
+    j[space.parameters()[i].name] = v.numeric ? nlohmann::json(v.number) : nlohmann::json(v.text);
   }
+  return j;
+}
+
+nlohmann::json to_json(const Outcome& o, const Space& space) {
   nlohmann::json j = {{"label", o.label.empty() ? space.label(o.config) : o.label},
-                      {"config", config},
+                      {"config", record_config(o.config, space)},
                       {"status", to_string(o.status)}};
   j["objective_ms"] = o.objective ? nlohmann::json(*o.objective) : nlohmann::json(nullptr);
   if (o.timing)

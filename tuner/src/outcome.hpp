@@ -78,6 +78,9 @@ struct Outcome {
 };
 
 nlohmann::json to_json(const Outcome& o, const Space& space);
+/// A configuration as records write it (its "config" object): {"TILE": 64, "MODE": "fast"}, a
+/// numeric value as a number, any other as its text.
+nlohmann::json record_config(const Config& config, const Space& space);
 /// Reads a record written by to_json; the configuration is rebuilt from the `config` object.
 Outcome outcome_from_json(const nlohmann::json& j, const Space& space);
 /// A configuration object as records and traces write it ({"TILE": 64, "MODE": "fast"}) as the

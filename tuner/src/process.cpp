@@ -189,9 +189,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     bp::group group;
     std::error_code ec;
     bp::child child(exe.string(), bp::args(args), bp::std_out > out_path.string(), bp::std_err > err_path.string(),
-                    bp::std_in < bp::null, bp::start_dir(options.working_directory.empty()
-                                                             ? std::filesystem::current_path().string()
-                                                             : options.working_directory.string()),
+                    bp::std_in < (options.stdin_file.empty() ? std::string("/dev/null") : options.stdin_file.string()),
+                    bp::start_dir(options.working_directory.empty() ? std::filesystem::current_path().string()
+                                                                    : options.working_directory.string()),
                     env, group, bp::extend::on_exec_setup = [](auto&) { watch_own_group(); }, ec);
     if (ec) {
       r.failed_to_start = true;

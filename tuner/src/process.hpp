@@ -25,6 +25,7 @@ struct ProcessOptions {
   std::filesystem::path working_directory;   // empty = current
   std::filesystem::path stdout_file;         // empty = a temporary file, removed afterwards
   std::filesystem::path stderr_file;         // empty = a temporary file, removed afterwards
+  std::filesystem::path stdin_file;          // empty = /dev/null
   std::map<std::string, std::string> environment;  // added to (or replacing in) the inherited environment
   std::size_t capture_limit = 64 * 1024;     // characters of each stream kept in the result
 };

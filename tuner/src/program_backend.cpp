@@ -785,6 +785,20 @@ std::vector<std::string> ProgramBackend::run_arguments(const fs::path& record) c
   return argv;
 }
 
+ProgramBackend::Invocation ProgramBackend::invocation(const Prepared& prepared, const fs::path& record) {
+  Invocation invoked{prepared.executable, run_arguments(record)};
+  if (unit_.kernel) {  // the benchmark built once, given this configuration's cubin
+    const auto wait_start = std::chrono::steady_clock::now();
+    const BenchmarkBuild& build = benchmark_build();
+    invoked.waited_ms = ms_since(wait_start);
+    if (!build.error.empty()) throw SetupError(build.error);  // no configuration can run
+    invoked.program = build.program;
+    const std::vector<std::string> kernel = kernel_arguments(prepared);
+    invoked.arguments.insert(invoked.arguments.begin() + 4, kernel.begin(), kernel.end());  // after result and seed
+  }
+  return invoked;
+}
+
 Outcome ProgramBackend::measure(Prepared& prepared) { return measure_on(prepared, 0); }
 
 Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
@@ -795,18 +809,10 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
   std::optional<double> load_ms;
   std::string load_error;
   double start_ms = 0;
-  fs::path program = prepared.executable;
-  std::vector<std::string> arguments = run_arguments(record);
-  double waited_ms = 0;
-  if (unit_.kernel) {  // the benchmark built once, given this configuration's cubin
-    const auto wait_start = std::chrono::steady_clock::now();
-    const BenchmarkBuild& build = benchmark_build();
-    waited_ms = ms_since(wait_start);
-    if (!build.error.empty()) throw SetupError(build.error);  // no configuration can run
-    program = build.program;
-    const std::vector<std::string> kernel = kernel_arguments(prepared);
-    arguments.insert(arguments.begin() + 4, kernel.begin(), kernel.end());  // after result and seed
-  }
+  const Invocation invoked = invocation(prepared, record);
+  const fs::path& program = invoked.program;
+  const std::vector<std::string>& arguments = invoked.arguments;
+  const double waited_ms = invoked.waited_ms;
   if (slot < runners_.size()) {
     RunnerRequest request{program, arguments, prepared.directory, prepared.directory / "run.out",
                           prepared.directory / "run.err"};
@@ -840,6 +846,76 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
   annotate(outcome, prepared);
   if (!prepared.keep_artifact) fs::remove(prepared.executable, ec);
   return outcome;
+}
+
+ProgramBackend::WrappedRun ProgramBackend::run_wrapped(Prepared& prepared, const std::vector<std::string>& prefix,
+                                                       double timeout_s) {
+  const fs::path& directory = prepared.directory;
+  // Files of their own (profile.*), beside the tuning's run.out, run.err and result.json, which
+  // stay the evidence of the measurement.
+  const fs::path record = directory / "profile.result.json";
+  std::error_code ec;
+  fs::remove(record, ec);  // an earlier wrapped run's record must not answer for this one
+  const Invocation invoked = invocation(prepared, record);
+  WrappedRun wrapped;
+  std::vector<std::string> argv = prefix;
+  ProcessResult benchmark;  // the benchmark's part, as measure() would see it
+  std::string load_error;
+  if (!runner_command_.empty()) {
+    RunnerRequest request{invoked.program, invoked.arguments, directory, directory / "profile.run.out",
+                          directory / "profile.run.err"};
+    request.keep = unit_.kernel;
+    const fs::path request_file = directory / "profile.request.json";
+    write_file_if_changed(request_file, runner_request_line(request) + "\n");
+    argv.insert(argv.end(), runner_command_.begin(), runner_command_.end());
+    for (const auto& a : runner_arguments()) argv.push_back(a);
+    ProcessOptions options = logged_options(directory, "profile.runner", timeout_s);
+    options.stdin_file = request_file;
+    options.environment = slot_environment(0);
+    wrapped.process = run_process(argv, options);
+    // The runner's stdout: {"ready": true}, then its reply (other lines, a wrapper's, are skipped).
+    RunnerReply reply;
+    bool answered = false;
+    std::istringstream lines(read_captured(directory / "profile.runner.out"));
+    for (std::string line; !answered && std::getline(lines, line);) {
+      if (line.empty() || line.front() != '{') continue;
+      try {
+        read_runner_reply(line, reply);
+        answered = true;
+      } catch (const std::exception&) {
+      }
+    }
+    benchmark.argv = {invoked.program.string()};
+    benchmark.argv.insert(benchmark.argv.end(), invoked.arguments.begin(), invoked.arguments.end());
+    if (answered) {
+      benchmark.exit_code = reply.process.exit_code;
+      load_error = reply.load_error;
+    } else {  // no reply: the runner (or the wrapper) ended first
+      benchmark.exit_code = wrapped.process.exit_code;
+      benchmark.signal = wrapped.process.signal;
+      benchmark.timed_out = wrapped.process.timed_out;
+      benchmark.failed_to_start = wrapped.process.failed_to_start;
+      benchmark.error = wrapped.process.error;
+    }
+    benchmark.wall_ms = wrapped.process.wall_ms;
+    benchmark.out = read_captured(request.stdout_file);
+    benchmark.err = read_captured(request.stderr_file);
+    if (!answered) benchmark.err = wrapped.process.err + benchmark.err;
+  } else {
+    argv.push_back(invoked.program.string());
+    argv.insert(argv.end(), invoked.arguments.begin(), invoked.arguments.end());
+    ProcessOptions options = logged_options(directory, "profile.run", timeout_s);
+    options.environment = slot_environment(0);
+    wrapped.process = run_process(argv, options);
+    benchmark = wrapped.process;
+  }
+  wrapped.outcome = load_error.empty() ? benchmark_outcome(benchmark, record, timeout_s)
+                                       : process_failure(Status::compile_error,
+                                                         "the benchmark module could not be loaded: " + load_error, benchmark);
+  wrapped.outcome.stage_ms["run"] = wrapped.process.wall_ms;
+  annotate(wrapped.outcome, prepared);
+  if (!prepared.keep_artifact) fs::remove(prepared.executable, ec);
+  return wrapped;
 }
 
 std::vector<std::string> ProgramBackend::scan_command(const fs::path& source, const fs::path& directory,

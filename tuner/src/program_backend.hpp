@@ -20,6 +20,7 @@
 //   benchmark / benchmark.so      the executable or module; removed once measured
 //   kernel.cubin                  the kernel unit's artifact instead; removed once measured
 //   run.out/.err, result.json     the benchmark's output and result record
+//   profile.*                     a run after the tuning under a profiler (run_wrapped, profile.hpp)
 // The benchmark is compiled with -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir>,
 // the spec's include dirs, definitions and flags, and each parameter as
 // -DADAEXPLORE_PARAM_<NAME>=<value> (for CUB-style code that prefers macros to placeholders).
@@ -79,6 +80,33 @@ class ProgramBackend : public Backend {
   void calibrate(const Outcome& baseline) final;
   /// The time limit measure() applies now.
   const RunLimit& run_limit() const { return run_limit_; }
+  /// What run_wrapped() ran and how it ended.
+  struct WrappedRun {
+    /// The whole command, `prefix` first: how it ended (the wrapper's exit code, time-out) and
+    /// what it printed. Runner mode: <eval dir>/profile.runner.out/.err (the runner's stdout: its
+    /// replies); one process: profile.run.out/.err (the wrapper's and the benchmark's output
+    /// together). The measurement's own run.out/.err and result.json are left as they were.
+    ProcessResult process;
+    /// The benchmark's outcome as measure() classifies it (its record, <eval dir>/profile.result.json); in
+    /// the runner mode from the runner's reply, and without one (the wrapper failed, or ended the
+    /// runner) from the way the whole command ended. stage_ms "run": the whole command's wall time.
+    Outcome outcome;
+  };
+  /// One run of a configuration prepare() compiled (its artifact still in place) with `prefix`, a
+  /// wrapper's argv (a profiler: profile.hpp), in front of the program that launches the kernels;
+  /// for after a tuning, not between a search's measure() calls. Runner mode: a one-off runner,
+  /// `prefix... <runner> runner [runner_arguments()]`, whose stdin is the one request
+  /// (<eval dir>/profile.request.json), so that it serves that request and exits (the long-lived
+  /// runners are not used); one process per evaluation: `prefix... <benchmark> <run arguments>`.
+  /// The kernel unit: the benchmark built once, given this configuration's cubin, as measure().
+  /// Worker 0's environment (slot_environment(0)). `timeout_s` (0: none) bounds the whole command,
+  /// the wrapper's own work included (measure()'s run limit does not apply); a time-out kills its
+  /// process group. Removes the artifact unless prepared.keep_artifact, as measure(). Throws
+  /// SetupError when the kernel unit's benchmark did not build; never for what the wrapper or the
+  /// benchmark do.
+  WrappedRun run_wrapped(Prepared& prepared, const std::vector<std::string>& prefix, double timeout_s);
+  /// The search space of the spec the backend was made with.
+  const Space& space() const { return spec_.space; }
   /// spec.jobs, else the number of hardware threads.
   std::size_t parallelism() const override;
   /// "runner: ..." or "process per evaluation: ..." with the reason when the runner is not used,
@@ -190,6 +218,15 @@ class ProgramBackend : public Backend {
   std::optional<Outcome> compile_verdict(const ProcessResult& compile, Prepared& prepared) const;
   void compile(Prepared& prepared, const ProcessOptions& options, const std::filesystem::path& harness_object) const;
   std::vector<std::string> run_arguments(const std::filesystem::path& record) const;
+  // What measure() and run_wrapped() run for `prepared`, its record at `record`: its benchmark and
+  // run_arguments(), or with the kernel unit the benchmark built once (waited for: waited_ms) and
+  // kernel_arguments() after the result and seed options. Throws SetupError when that build failed.
+  struct Invocation {
+    std::filesystem::path program;
+    std::vector<std::string> arguments;
+    double waited_ms = 0;
+  };
+  Invocation invocation(const Prepared& prepared, const std::filesystem::path& record);
   ProcessResult run_module(Prepared& prepared, const std::filesystem::path& record, Outcome& stages);
   // The harness built apart: the compile command of harness_separate.cu for this backend's flags
   // (without the output file) and its object, named by the content hash of the command and the

@@ -107,7 +107,7 @@ nlohmann::json extra_of(const nlohmann::json& record) {
   if (record.contains("kernels") && !record["kernels"].is_array())
     throw ProtocolError("its result record's \"kernels\" is not an array");
   check_suspicious(record);
-  for (const char* key : {"verification", "warmup_runs", "kernels", "suspicious", "clocks", "device_memory"})
+  for (const char* key : {"verification", "warmup_runs", "kernels", "suspicious", "clocks", "device_memory", "peak"})
     if (record.contains(key)) extra[key] = record[key];
   const std::string error_name = record.value("error_name", std::string());
   if (!error_name.empty()) extra["error_name"] = error_name;

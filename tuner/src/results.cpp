@@ -146,6 +146,40 @@ std::string utc_now() {
   return buf;
 }
 
+fs::path profiles_path(const fs::path& results) {
+  fs::path p = results;
+  p += ".profiles.ndjson";
+  return p;
+}
+
+std::string utc_now_ms() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms));
+  return buf;
+}
+
+std::optional<double> parse_utc(const std::string& text) {
+  std::tm tm{};
+  double seconds = 0;
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &seconds, &consumed) != 6 ||
+      text.substr(static_cast<std::size_t>(consumed)) != "Z" || seconds < 0 || seconds >= 61)
+    return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_sec = 0;
+  const std::time_t base = timegm(&tm);
+  if (base == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<double>(base) + seconds;
+}
+
 std::string host_name() {
   char buf[256] = {};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "";
@@ -368,6 +402,7 @@ ResultsFile ResultsWriter::read_existing() {
 void ResultsWriter::append(const Outcome& outcome) {
   nlohmann::json j = to_json(outcome, space_);
   j["origin"] = {{"host", host_name()}, {"pid", static_cast<long>(::getpid())}};
+  j["finished"] = utc_now_ms();
   append_json(std::move(j));
 }
 

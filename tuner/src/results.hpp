@@ -6,6 +6,8 @@
 //             "merged"}]  (only in a file created by `merge`)}
 //   line n:  {"index": n-2, <outcome record: label, config, status, objective_ms, timing, ...>,
 //             "origin": {"host", "pid"},                    (who measured it)
+//             "finished": "<UTC ISO 8601 with milliseconds>"  (when it was recorded; absent in
+//                                                            files written before 2026-12-02)
 //             "merged_from": {"path", "host", "merged"}     (only in a record copied by `merge`)}
 //
 // The outcome record's "extra" (outcome.cpp to_json) holds what the backend and the benchmark
@@ -163,10 +165,20 @@ class ResultsWriter {
 void append_records_locked(const std::filesystem::path& path, const ResultsHeader& header,
                            std::vector<nlohmann::json> records, std::size_t first_index);
 
+/// Where the Nsight Compute profiles of a results file's tunings are kept (profile.hpp):
+/// <results>.profiles.ndjson, beside it (not *.jsonl: a tuning database's folder holds only
+/// results files under that extension).
+std::filesystem::path profiles_path(const std::filesystem::path& results);
+
 /// SHA-1 based (RFC 4122 name-based UUID, Boost.UUID) digest of `data`, as 32 hex digits.
 std::string content_hash(const std::string& data);
 /// The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_now();
+/// The current UTC time with milliseconds: "YYYY-MM-DDTHH:MM:SS.mmmZ" (a record's "finished").
+std::string utc_now_ms();
+/// Seconds since the Unix epoch of "YYYY-MM-DDTHH:MM:SS[.fff]Z" (utc_now, utc_now_ms); nullopt for
+/// any other text.
+std::optional<double> parse_utc(const std::string& text);
 /// This machine's host name (gethostname); empty when unknown.
 std::string host_name();
 /// The shell command that moves `path` aside so that the tuner no longer reads it:

@@ -131,6 +131,26 @@ struct Runner::Impl {
   }
 };
 
+std::string runner_request_line(const RunnerRequest& request) {
+  const nlohmann::json message = {{"module", request.module.string()},
+                                  {"args", request.args},
+                                  {"directory", request.directory.string()},
+                                  {"stdout", request.stdout_file.string()},
+                                  {"stderr", request.stderr_file.string()},
+                                  {"keep", request.keep}};
+  return message.dump();
+}
+
+void read_runner_reply(const std::string& line, RunnerReply& reply) {
+  const auto j = nlohmann::json::parse(line);
+  reply.process.exit_code = j.at("exit_code").get<int>();
+  reply.load_ms = j.value("load_ms", 0.0);
+  reply.main_ms = j.value("main_ms", 0.0);
+  reply.unload_ms = j.value("unload_ms", 0.0);
+  reply.context_lost = j.value("context_lost", false);
+  reply.load_error = j.value("load_error", std::string());
+}
+
 Runner::Runner(std::vector<std::string> command, fs::path log_file, std::map<std::string, std::string> environment)
     : impl_(std::make_unique<Impl>()) {
   if (command.empty()) throw std::invalid_argument("Runner: empty command");
@@ -151,12 +171,6 @@ RunnerReply Runner::run(const RunnerRequest& request, double timeout_s) {
   ProcessResult& p = reply.process;
   p.argv = {request.module.string()};
   p.argv.insert(p.argv.end(), request.args.begin(), request.args.end());
-  const nlohmann::json message = {{"module", request.module.string()},
-                                  {"args", request.args},
-                                  {"directory", request.directory.string()},
-                                  {"stdout", request.stdout_file.string()},
-                                  {"stderr", request.stderr_file.string()},
-                                  {"keep", request.keep}};
   // A fresh runner first says it is ready (its CUDA context made): that start is not the
   // configuration's time (start_ms), and at most kStartLimitS.
   std::string line;
@@ -166,7 +180,7 @@ RunnerReply Runner::run(const RunnerRequest& request, double timeout_s) {
     reply.start_ms = ms_since(started);
   }
   const auto start = Clock::now();
-  *impl_->to_runner << message.dump() << '\n' << std::flush;
+  *impl_->to_runner << runner_request_line(request) << '\n' << std::flush;
 
   enum class End { answered, died, timed_out } end = End::timed_out;
   switch (impl_->read_line(line, timeout_s)) {
@@ -178,13 +192,7 @@ RunnerReply Runner::run(const RunnerRequest& request, double timeout_s) {
 
   if (end == End::answered) {
     try {
-      const auto j = nlohmann::json::parse(line);
-      p.exit_code = j.at("exit_code").get<int>();
-      reply.load_ms = j.value("load_ms", 0.0);
-      reply.main_ms = j.value("main_ms", 0.0);
-      reply.unload_ms = j.value("unload_ms", 0.0);
-      reply.context_lost = j.value("context_lost", false);
-      reply.load_error = j.value("load_error", std::string());
+      read_runner_reply(line, reply);
       if (reply.context_lost) impl_->stop(/*kill=*/false);  // it exits by itself after a sticky CUDA error
     } catch (const std::exception& e) {
       p.exit_code.reset();

@@ -58,6 +58,13 @@ struct RunnerReply {
   std::string load_error;     // dlopen/dlsym failure (the module never ran)
 };
 
+/// The request as the runner reads it: one line of JSON (the protocol above), without the newline.
+std::string runner_request_line(const RunnerRequest& request);
+/// Reads one reply line (the protocol above) into `reply`: exit_code (into reply.process), load_ms,
+/// main_ms, unload_ms, context_lost, load_error. Throws std::exception when the line breaks the
+/// protocol (not JSON, no exit_code: the {"ready": true} line, say).
+void read_runner_reply(const std::string& line, RunnerReply& reply);
+
 /// The tuner's end of a runner. Not thread-safe: one request at a time (the measuring thread).
 class Runner {
  public:

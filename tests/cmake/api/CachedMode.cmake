@@ -16,7 +16,7 @@ expect_equal("${ADAEXPLORE_missing_ORIGIN}" "DEFAULTS" "missing (neither stored 
 expect_file_matches("${ADAEXPLORE_stored_HEADER}" "tune --cached.*kTuned = true")
 expect_file_matches("${ADAEXPLORE_pinned_kernel_HEADER}" "A pinned header for the API cases")
 expect_file_matches("${ADAEXPLORE_missing_HEADER}" "kTuned = false")
-expect_fake_tuner_calls("tune --spec [^ ]*/stored/spec.json --database ${CMAKE_BINARY_DIR}/db --header [^ ]*/stored.hpp --generated [^ ]* --device 0 --cached harness" 1)
+expect_fake_tuner_calls("tune --spec [^ ]*/stored/spec.json --database ${CMAKE_BINARY_DIR}/db --header [^ ]*/stored.hpp --generated [^ ]* --report [^ ]*/report\\.html --device 0 --cached harness" 1)
 expect_fake_tuner_calls("tune .* --cached harness" 3)
 expect_fake_tuner_calls(tune 3)
 expect_fake_tuner_calls(device 0)
