@@ -286,6 +286,12 @@ struct KeyExtras {
   bool database_warm_start = true; // also the database's other keys (--warm-start)
 };
 
+// The outcome of `config` among `outcomes`, or none.
+const Outcome* outcome_of(const std::vector<Outcome>& outcomes, const Config& config) {
+  const auto it = std::find_if(outcomes.begin(), outcomes.end(), [&](const Outcome& o) { return o.config == config; });
+  return it == outcomes.end() ? nullptr : &*it;
+}
+
 // Where the report of `results` goes: --report (with the size's leaf for a spec with sizes), else
 // beside the results (report_path_for).
 std::filesystem::path report_path(const TuneArgs& a, const std::filesystem::path& results, const std::string& leaf) {
@@ -299,9 +305,9 @@ std::filesystem::path report_path(const TuneArgs& a, const std::filesystem::path
 // crowned one) when given; a report that cannot be written is a warning (the tuning and its
 // results stand).
 void write_tuning_report(const TuneArgs& a, const Spec& spec, const KeyPlace& place, const std::string& label,
-                         const std::string& leaf, const std::string& profile_note, const std::optional<Outcome>& winner) {
+                         const std::string& profile_note, const std::optional<Outcome>& winner) {
   if (a.no_report) return;
-  const auto out = report_path(a, place.results, leaf);
+  const auto out = report_path(a, place.results, place.leaf);
   try {
     ReportInput input = report_input_from_results(spec, place.results);
     if (winner) input.winner = winner;
@@ -320,13 +326,12 @@ void write_tuning_report(const TuneArgs& a, const Spec& spec, const KeyPlace& pl
 std::vector<ProfileTarget> profile_targets_of(const Spec& spec, const Outcome& winner, const std::vector<Outcome>& outcomes,
                                               const std::set<Config>& excluded) {
   std::vector<ProfileTarget> targets = {{"winner", winner.config}};
-  const auto defaults = std::find_if(outcomes.begin(), outcomes.end(), [&](const Outcome& o) { return o.config == spec.defaults; });
-  if (defaults != outcomes.end() && is_success(defaults->status) && defaults->config != winner.config)
+  const Outcome* defaults = outcome_of(outcomes, spec.defaults);
+  if (defaults && is_success(defaults->status) && defaults->config != winner.config)
     targets.push_back({"defaults", defaults->config});
   std::vector<const Outcome*> rest;
-  for (const auto& o : outcomes)
-    if (is_success(o.status) && o.objective && o.config != winner.config && o.config != spec.defaults &&
-        !excluded.count(o.config) && (!o.extra.contains("suspicious") || o.extra["suspicious"].empty()))
+  for (const auto& o : outcomes)  // best_of({o}): a success with a time the harness trusts (confirm.cpp's rule)
+    if (o.config != winner.config && o.config != spec.defaults && !excluded.count(o.config) && best_of({o}))
       rest.push_back(&o);
   std::stable_sort(rest.begin(), rest.end(), [](const Outcome* x, const Outcome* y) { return *x->objective < *y->objective; });
   for (std::size_t i = 0; i < rest.size() && i < 3; ++i)
@@ -337,15 +342,15 @@ std::vector<ProfileTarget> profile_targets_of(const Spec& spec, const Outcome& w
 // Staged profiling (--profile): after the search, ncu on the winner, the defaults and up to 3
 // finalists, appended as one batch beside the results (profile.hpp profiles_path). Only when the
 // newest batch of the key has no successful profile of this winner (a reconfigure with nothing
-// new profiles nothing; a failed one is tried again). Returns why there are no profiles, for the
-// report, or "".
-std::string profile_key(const TuneArgs& a, const Spec& spec, Backend& backend, const KeyPlace& place,
+// new profiles nothing; a failed one is tried again). `backend`: null when the tuning failed.
+// Returns why there are no profiles, for the report, or "".
+std::string profile_key(const TuneArgs& a, const Spec& spec, Backend* backend, const KeyPlace& place,
                         const std::string& label, const std::optional<Outcome>& winner, const std::vector<Outcome>& outcomes,
-                        const std::set<Config>& excluded = {}) {
+                        const std::set<Config>& excluded) {
   if (!a.profile) return "not asked for";
-  if (!winner) return "no winner to profile";
-  auto* program = dynamic_cast<ProgramBackend*>(&backend);
-  if (!program) return "the " + backend.name() + " backend runs no program to profile";
+  if (!winner || !backend) return "no winner to profile";
+  auto* program = dynamic_cast<ProgramBackend*>(backend);
+  if (!program) return "the " + backend->name() + " backend runs no program to profile";
   const std::string name = spec.space.label(winner->config);
   const nlohmann::json stored = latest_profile_batch(place.results, place.header.key);
   if (stored.is_object())
@@ -389,16 +394,14 @@ void finish_key(const TuneArgs& a, const Spec& spec, Backend* backend, const Key
                 const std::set<Config>& excluded = {}) {
   std::error_code ec;
   if (!std::filesystem::exists(place.results, ec)) return;  // stopped before anything was recorded
-  std::string note = a.profile ? "" : "not asked for";
-  if (a.profile && backend) {
-    try {
-      note = profile_key(a, spec, *backend, place, label, winner, outcomes, excluded);
-    } catch (const std::exception& e) {  // the tuning and its results stand
-      note = std::string("profiling failed: ") + e.what();
-      std::cerr << "[adaexplore] " << label << ": warning: " << note << "\n";
-    }
+  std::string note;
+  try {
+    note = profile_key(a, spec, backend, place, label, winner, outcomes, excluded);
+  } catch (const std::exception& e) {  // the tuning and its results stand
+    note = std::string("profiling failed: ") + e.what();
+    std::cerr << "[adaexplore] " << label << ": warning: " << note << "\n";
   }
-  write_tuning_report(a, spec, place, label, place.leaf, note, winner);
+  write_tuning_report(a, spec, place, label, note, winner);
 }
 
 // One key tuned: resumed, evaluated up to the budget, near-ties confirmed. kExitOk with a
@@ -541,12 +544,6 @@ std::set<Config> unusable_configs(const std::vector<SizeState>& states) {
       for (const auto& o : z.outcomes)
         if (unusable(o.status)) excluded.insert(o.config);
   return excluded;
-}
-
-// The outcome of `config` among `outcomes`, or none.
-const Outcome* outcome_of(const std::vector<Outcome>& outcomes, const Config& config) {
-  const auto it = std::find_if(outcomes.begin(), outcomes.end(), [&](const Outcome& o) { return o.config == config; });
-  return it == outcomes.end() ? nullptr : &*it;
 }
 
 // The winner of size `z` as the header crowns it: the near-tie verdict's (confirmed_best), else

@@ -829,11 +829,7 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
     options.environment = slot_environment(slot);
     run = run_process(argv, options);
   }
-  // A module dlopen cannot load (an unresolved symbol, a main without (argc, argv)) is a build
-  // problem: compile_error with the loader's message first.
-  Outcome outcome = load_error.empty()
-                        ? benchmark_outcome(run, record, run_limit_.seconds)
-                        : process_failure(Status::compile_error, "the benchmark module could not be loaded: " + load_error, run);
+  Outcome outcome = run_outcome(prepared, run, record, run_limit_.seconds, load_error);
   if (load_ms) outcome.stage_ms["load"] = *load_ms;
   if (waited_ms > 1) outcome.stage_ms["benchmark_wait"] = waited_ms;  // the first: its build still running
   if (start_ms > 0) outcome.stage_ms["runner_start"] = start_ms;
@@ -842,8 +838,19 @@ Outcome ProgramBackend::measure_on(Prepared& prepared, std::size_t slot) {
     const std::size_t end = std::min(outcome.message.find('\n'), outcome.message.size());
     outcome.message.insert(end, "\n  limit: " + run_limit_.derivation);
   }
+  return outcome;
+}
+
+Outcome ProgramBackend::run_outcome(Prepared& prepared, const ProcessResult& run, const fs::path& record,
+                                    double limit_s, const std::string& load_error) {
+  // A module dlopen cannot load (an unresolved symbol, a main without (argc, argv)) is a build
+  // problem: compile_error with the loader's message first.
+  Outcome outcome = load_error.empty()
+                        ? benchmark_outcome(run, record, limit_s)
+                        : process_failure(Status::compile_error, "the benchmark module could not be loaded: " + load_error, run);
   outcome.stage_ms["run"] = run.wall_ms;
   annotate(outcome, prepared);
+  std::error_code ec;
   if (!prepared.keep_artifact) fs::remove(prepared.executable, ec);
   return outcome;
 }
@@ -909,12 +916,7 @@ ProgramBackend::WrappedRun ProgramBackend::run_wrapped(Prepared& prepared, const
     wrapped.process = run_process(argv, options);
     benchmark = wrapped.process;
   }
-  wrapped.outcome = load_error.empty() ? benchmark_outcome(benchmark, record, timeout_s)
-                                       : process_failure(Status::compile_error,
-                                                         "the benchmark module could not be loaded: " + load_error, benchmark);
-  wrapped.outcome.stage_ms["run"] = wrapped.process.wall_ms;
-  annotate(wrapped.outcome, prepared);
-  if (!prepared.keep_artifact) fs::remove(prepared.executable, ec);
+  wrapped.outcome = run_outcome(prepared, benchmark, record, timeout_s, load_error);
   return wrapped;
 }
 

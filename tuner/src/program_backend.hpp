@@ -227,6 +227,11 @@ class ProgramBackend : public Backend {
     double waited_ms = 0;
   };
   Invocation invocation(const Prepared& prepared, const std::filesystem::path& record);
+  // A run's outcome, as measure() and run_wrapped() classify it: the loader's error (load_error,
+  // the runner's) as compile_error, else the benchmark's record at `record` within `limit_s`;
+  // stage_ms "run" = run.wall_ms, annotate(); the artifact removed unless prepared.keep_artifact.
+  Outcome run_outcome(Prepared& prepared, const ProcessResult& run, const std::filesystem::path& record,
+                      double limit_s, const std::string& load_error);
   ProcessResult run_module(Prepared& prepared, const std::filesystem::path& record, Outcome& stages);
   // The harness built apart: the compile command of harness_separate.cu for this backend's flags
   // (without the output file) and its object, named by the content hash of the command and the

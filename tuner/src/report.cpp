@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
-#include <unordered_set>
 
 #include <boost/math/distributions/binomial.hpp>
 
@@ -308,14 +305,6 @@ json profiles_json(const ReportInput& in) {
           {"metrics", metrics}, {"results", results}};
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path.string() + ": cannot be read");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Text that may sit inside <script>...</script>: "</" written as "<\/" (the same string in JS
 // and JSON), so no "</script>" in the data ends the element early.
 std::string script_safe(std::string text) {
@@ -370,47 +359,36 @@ ReportInput report_input_from_results(const Spec& spec, const fs::path& results)
   in.device = raw.header.device;
   in.size = size_label(raw.header.key_parts);
   in.space = std::make_shared<const Space>(spec.space);
-  // The first record of each configuration, as results_from_raw keeps it, with its wall time: the
-  // seconds since the tuning started, the gaps between tuning sessions left out (a session is
-  // the run of records of one "origin" {host, pid}: a reconfigure a day later resumes the file and
-  // continues the axis where the last session stopped). A record copied by `merge` or without
-  // "finished" has none.
+  const ResultsFile file = results_from_raw(raw, results, spec.space);
+  in.outcomes = file.outcomes;
+  // Every record's wall time: the seconds since the tuning started, the gaps between tuning
+  // sessions left out (a session is the run of records of one "origin" {host, pid}: a reconfigure
+  // a day later resumes the file and continues the axis where the last session stopped). A
+  // record copied by `merge` or without "finished" has none. Each outcome takes its record's.
   const std::optional<double> started = parse_utc(raw.header.started);
-  std::unordered_set<Config, ConfigHash> seen;
+  std::vector<std::optional<double>> elapsed(raw.records.size());
   std::optional<double> previous_finished, previous_elapsed;
   json previous_origin;
-  for (const auto& r : raw.records) {
-    Outcome o;
-    try {
-      o = outcome_from_json(r.json, spec.space);
-    } catch (const std::exception& e) {
-      throw ResultsError(results.string() + ":" + std::to_string(r.line) + ": bad record (" + e.what() +
-                         "): not a configuration of this spec's search space; check --spec");
+  for (std::size_t i = 0; i < raw.records.size() && started; ++i) {
+    const json& r = raw.records[i].json;
+    if (!r.contains("finished") || !r["finished"].is_string() || r.contains("merged_from")) continue;
+    const std::optional<double> finished = parse_utc(r["finished"].get<std::string>());
+    if (!finished) continue;
+    const json origin = r.value("origin", json(nullptr));
+    if (!previous_finished) {  // the first timed record: the tuning's start is the header's
+      elapsed[i] = std::max(0.0, *finished - *started);
+      in.sessions = 1;
+    } else if (origin != previous_origin) {  // a new session: its first record is its start
+      elapsed[i] = previous_elapsed;
+      ++in.sessions;
+    } else {
+      elapsed[i] = *previous_elapsed + std::max(0.0, *finished - *previous_finished);
     }
-    const bool first = seen.insert(o.config).second;
-    std::optional<double> finished;
-    if (r.json.contains("finished") && r.json["finished"].is_string() && !r.json.contains("merged_from"))
-      finished = parse_utc(r.json["finished"].get<std::string>());
-    const json origin = r.json.value("origin", json(nullptr));
-    std::optional<double> elapsed;
-    if (finished && started) {
-      if (!previous_finished) {  // the first timed record: the tuning's start is the header's
-        elapsed = std::max(0.0, *finished - *started);
-        in.sessions = 1;
-      } else if (origin != previous_origin) {  // a new session: its first record is its start
-        elapsed = previous_elapsed;
-        ++in.sessions;
-      } else {
-        elapsed = *previous_elapsed + std::max(0.0, *finished - *previous_finished);
-      }
-      previous_finished = finished;
-      previous_elapsed = elapsed;
-      previous_origin = origin;
-    }
-    if (!first) continue;
-    in.outcomes.push_back(std::move(o));
-    in.elapsed_s.push_back(elapsed);
+    previous_finished = finished;
+    previous_elapsed = elapsed[i];
+    previous_origin = origin;
   }
+  for (std::size_t k : file.record_index) in.elapsed_s.push_back(elapsed[k]);
   in.defaults = spec.defaults;
   in.winner = confirmed_best(results, raw.header.key, in.outcomes);
   const json batch = latest_profile_batch(results, raw.header.key);
@@ -539,7 +517,7 @@ std::vector<fs::path> chart_library_candidates() {
 
 namespace {
 ChartLibrary load_chart_library(const fs::path& path) {
-  ChartLibrary lib{path, read_text(path), ""};
+  ChartLibrary lib{path, read_file(path), ""};
   const std::size_t at = lib.source.find("Chart.js v");
   if (at == std::string::npos || at > 400)
     throw std::runtime_error(path.string() +

@@ -249,7 +249,8 @@ ResultsFile results_from_raw(const RawResults& raw, const fs::path& path, const 
   file.header = raw.header;
   file.warnings = raw.warnings;
   std::unordered_set<Config, ConfigHash> seen;
-  for (const auto& r : raw.records) {
+  for (std::size_t i = 0; i < raw.records.size(); ++i) {
+    const RawRecord& r = raw.records[i];
     Outcome o;
     try {
       o = outcome_from_json(r.json, space);
@@ -258,10 +259,12 @@ ResultsFile results_from_raw(const RawResults& raw, const fs::path& path, const 
                          "): not a configuration of this spec's search space; " +
                          move_aside_advice(path));
     }
-    if (seen.insert(o.config).second)
+    if (seen.insert(o.config).second) {
       file.outcomes.push_back(std::move(o));
-    else
+      file.record_index.push_back(i);
+    } else {
       ++file.duplicates;
+    }
   }
   return file;
 }

@@ -80,6 +80,9 @@ struct ResultsFile {
   ResultsHeader header;
   std::vector<Outcome> outcomes;  // one per configuration: the first record of each
   std::size_t duplicates = 0;  // later records of a configuration already read (kept in the file)
+  /// Per outcome, the position of its record among RawResults::records (results_from_raw); empty
+  /// from a ResultsWriter.
+  std::vector<std::size_t> record_index;
   std::vector<std::string> warnings;  // e.g. a dropped half-written last line
 };
 
