@@ -4,7 +4,7 @@
 `adaexplore-tuner tune` of a spec with "sizes" (CMake: SIZES) tunes the smallest size with the whole
 budget and every other size with ceil(budget / 3), starting each from the sizes tuned before it:
 their best configurations evaluated first, their size-independent failures and successes given to
-the knowledge base (tuner/src/sizes.hpp). This benchmark replays that on search spaces recorded
+the knowledge base (tuner/src/model/sizes.hpp). This benchmark replays that on search spaces recorded
 exhaustively at four sizes on a GPU (tools/device-run.sh sizespace: bench/size_transfer/<kernel>/
 spec.json and h200.<size>.jsonl), against independent tunings of every size with the whole budget:
 

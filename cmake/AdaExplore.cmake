@@ -870,7 +870,7 @@ function(_adaexplore_abs out path)
 endfunction()
 
 # ---------------------------------------------------------------------------------------------
-# The spec (format: tuner/src/spec.hpp). Keys the call leaves out are left out, so the tuner's
+# The spec (format: tuner/src/model/spec.hpp). Keys the call leaves out are left out, so the tuner's
 # defaults apply.
 
 function(_adaexplore_json_string out value)
@@ -1139,7 +1139,7 @@ function(_adaexplore_defaults_json out name names)
   set(${out} "{${joined}}" PARENT_SCOPE)
 endfunction()
 
-# SIZES -> the spec's "sizes" object {"names": [...], "values": [[...], ...]} (tuner/src/sizes.hpp).
+# SIZES -> the spec's "sizes" object {"names": [...], "values": [[...], ...]} (tuner/src/model/sizes.hpp).
 # Each element of the list `sizes_var` is one size, NAME=VALUE pairs separated by spaces or commas
 # ("M=512 N=512 K=512"); every size names the same names in the same order, each value a positive
 # integer, no size twice, no name a parameter's (`names`: the PARAMS names).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Trims a results file (JSON Lines, tuner/src/results.hpp) to what a replay and the knowledge base
+"""Trims a results file (JSON Lines, tuner/src/store/results.hpp) to what a replay and the knowledge base
 read: per record its index, config, label, status, objective_ms, resources (ptxas figures),
 the failure's message (first 600 characters) and extra's error_name, figures and limits; the header
 line as it is. Used for the recorded spaces committed under bench/size_transfer/ and tests/data/.

@@ -445,7 +445,7 @@ class Benchmark {
   // check_launch for the kernel at `func`, labelled `name`.
   void record_kernel(const void* func, const std::string& name, dim3 block, std::size_t dynamic_shared);
   // Device memory for n T's. In the tuner's runner, a block of the same size that the previous
-  // configuration gave back is reused (its device pool, tuner/src/runner_main.cpp: no cudaMalloc
+  // configuration gave back is reused (its device pool, tuner/src/cli/runner_main.cpp: no cudaMalloc
   // and no cudaFree, which synchronizes, per configuration), and every block goes back to the pool
   // when the buffer dies; when cudaMalloc fails there, the pool is emptied and cudaMalloc tried
   // once more. A failure is resource_limit: this configuration only.

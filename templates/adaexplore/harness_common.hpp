@@ -56,7 +56,7 @@
 //    flush buffer), "setup.buffers" (input(), inout(), output(): random fill, cudaMalloc,
 //    copies), "verify.download" (download(), gather() and nonfinite() during the verification).
 // "suspicious" (present only when not empty): reasons to distrust an "ok" timing; the tuner
-//    records such an outcome but never crowns it (best_of in tuner/src/tuner.hpp). The CUDA
+//    records such an outcome but never crowns it (best_of in tuner/src/loop/tuner.hpp). The CUDA
 //    harness flags a median under the 0.002 ms launch-overhead floor (the benchmark may time no
 //    kernel), a bandwidth (figures' bytes / median) above 1.05 x the device's peak memory
 //    bandwidth when the bytes exceed twice the L2 size (peak_bandwidth_gbs: 2 x memory clock x
@@ -140,7 +140,7 @@ struct ModuleExit {
 #endif
 }
 
-/// A C function exported by the tuner's long-lived runner (tuner/src/runner_main.cpp), found with
+/// A C function exported by the tuner's long-lived runner (tuner/src/cli/runner_main.cpp), found with
 /// dlsym; null in a benchmark run as its own process (not a module), or in a module loaded by
 /// another program.
 template <typename F>
@@ -155,7 +155,7 @@ F runner_function(const char* name) {
 
 /// Host data that does not depend on the configuration (a reference result, say), computed once
 /// per runner process instead of once per configuration: `make()` runs, and its result is kept
-/// in the tuner's long-lived runner (tuner/src/runner.hpp) under `key`; the next configurations
+/// in the tuner's long-lived runner (tuner/src/evaluate/runner.hpp) under `key`; the next configurations
 /// measured by that runner get a copy. In a benchmark run as its own process (run.runner false, or
 /// a manual run) it is make() every time. T must be trivially copyable (numbers, plain structs).
 /// `key` must name everything the data depends on besides the seed and the benchmark's arguments,
@@ -831,7 +831,7 @@ TimeStats repeat_and_time(const HarnessOptions& o, TimedRun timed_run, int& warm
 }  // namespace adaexplore
 
 // Module build (ADAEXPLORE_MODULE, set by the tuner when it compiles the benchmark as a shared
-// library for its long-lived runner, tuner/src/runner.hpp): the benchmark's `int main(int argc,
+// library for its long-lived runner, tuner/src/evaluate/runner.hpp): the benchmark's `int main(int argc,
 // char** argv)` becomes adaexplore_benchmark_main, called through the exported C entry point
 // below; an early end (Benchmark::fail, HarnessOptions) unwinds to it as ModuleExit. A benchmark
 // whose main has another signature does not link as a module: give it (int argc, char** argv),

@@ -12,8 +12,8 @@
 
 #include <gtest/gtest.h>
 
-#include "process.hpp"
-#include "space.hpp"
+#include "util/process.hpp"
+#include "model/space.hpp"
 
 namespace adaexplore::test {
 

@@ -1,4 +1,4 @@
-// Draws the AdaExplore tuning report from window.ADAEXPLORE_REPORT (tuner/src/report.hpp lists its
+// Draws the AdaExplore tuning report from window.ADAEXPLORE_REPORT (tuner/src/emit/report.hpp lists its
 // fields) with Chart.js when it is inlined (window.Chart), tables otherwise. When done it sets on
 // <html>: data-report-status="ok", data-charts (charts drawn), data-blank-charts (charts whose
 // canvas has no drawn pixel), read by the headless-browser test (tests/cli/report_browser_test.cmake).

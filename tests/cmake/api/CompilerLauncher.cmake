@@ -1,4 +1,4 @@
-# COMPILER_LAUNCHER reaches the spec as compiler.launcher (tuner/src/spec.hpp). Without it,
+# COMPILER_LAUNCHER reaches the spec as compiler.launcher (tuner/src/model/spec.hpp). Without it,
 # ADAEXPLORE_COMPILER_LAUNCHER applies, else CMAKE_CUDA_COMPILER_LAUNCHER (cuda) or
 # CMAKE_CXX_COMPILER_LAUNCHER (host); with none of them the spec has no launcher.
 set(ADAEXPLORE_MODE DEFAULTS)

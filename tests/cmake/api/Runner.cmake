@@ -1,4 +1,4 @@
-# RUNNER ON|OFF reaches the spec as run.runner (tuner/src/spec.hpp); without it the spec has none
+# RUNNER ON|OFF reaches the spec as run.runner (tuner/src/model/spec.hpp); without it the spec has none
 # (the tuner's default, the runner).
 set(ADAEXPLORE_MODE DEFAULTS)
 set(args TEMPLATE kernel.cu.in BENCHMARK bench.cu PARAMS TILE 16 32 UNROLL 1 2)

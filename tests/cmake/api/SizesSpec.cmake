@@ -1,4 +1,4 @@
-# SIZES and SIZE_BUDGET reach the spec's "sizes" (tuner/src/sizes.hpp): the names in their declared
+# SIZES and SIZE_BUDGET reach the spec's "sizes" (tuner/src/model/sizes.hpp): the names in their declared
 # order, one array of values per size (pairs separated by spaces or commas), SIZE_BUDGET as its
 # "budget"; RUN_ARGS stays "run"."args". Without SIZE_BUDGET there is no "budget" (the tuner's
 # default applies), without SIZES no "sizes". PINNED mode uses a pinned header tuned for the same

@@ -1,4 +1,4 @@
-# Every keyword reaches the spec (tuner/src/spec.hpp) with its JSON type; PINNED mode copies the
+# Every keyword reaches the spec (tuner/src/model/spec.hpp) with its JSON type; PINNED mode copies the
 # pinned header, running the tuner only to check it (`check --config`, the tuner being at hand); TARGET gets the include folder; the template, the
 # benchmark and the pinned header become configure dependencies.
 set(ADAEXPLORE_MODE PINNED)

@@ -1,0 +1,226 @@
+// `check`: what can be checked of a spec without a GPU (or without tuning): the spec itself (its
+// parameters, constraints, defaults and launch expressions: load_spec), the template against the
+// parameters (unknown placeholders, unused parameters: check_template), a given configuration (a
+// pinned header's values) against the space, the constraints and the target's launch limits, and
+// the defaults (and that configuration) rendered and compiled once per target architecture, as a
+// tuning compiles them (compiler.unit; the kernel unit's benchmark too), with the ptxas report.
+// Nothing is run. The messages are those of a tuning: the same spec and template errors, the
+// compiler's first error line and the log's path.
+#include <chrono>
+#include <future>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "evaluate/backends.hpp"
+#include "cli/commands.hpp"
+#include "util/process.hpp"
+#include "evaluate/program_backend.hpp"
+#include "evaluate/render.hpp"
+#include "model/spec.hpp"
+
+namespace adaexplore {
+namespace {
+
+/// Exit code of `check` when the spec, template and defaults pass but the --config configuration
+/// does not (the caller falls back to the defaults, or fails where that configuration is required).
+constexpr int kExitConfigRejected = 4;
+
+struct CheckArgs {
+  std::string spec, config, config_from = "--config";
+  std::vector<std::string> archs;
+  bool compile = true;
+};
+
+std::string resources_text(const std::vector<KernelResources>& resources) {
+  if (resources.empty()) return "no ptxas report";
+  std::string text;
+  for (const auto& r : resources) {
+    std::ostringstream s;
+    s << (text.empty() ? "" : "; ") << (r.demangled.empty() ? r.kernel : r.demangled) << ": " << r.registers
+      << " registers, " << r.shared_bytes << " B shared, " << r.stack_bytes << " B stack";
+    if (r.spill_store_bytes || r.spill_load_bytes)
+      s << ", spills " << r.spill_store_bytes << " B stores / " << r.spill_load_bytes << " B loads";
+    else
+      s << ", no spills";
+    text += s.str();
+  }
+  return text;
+}
+
+// "A=1,B=2" -> the configuration; std::invalid_argument / std::runtime_error naming what is wrong.
+Config parse_assignment(const Space& space, const std::string& label) {
+  std::vector<std::pair<std::string, std::string>> texts;
+  std::istringstream in(label);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw std::invalid_argument("\"" + item + "\" is not NAME=VALUE");
+    texts.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+  }
+  return space.config_from_texts(texts);
+}
+
+struct Failure {
+  int code = kExitOk;
+  std::string message;
+};
+
+// Renders and compiles `config` for the backend's architecture; the verdict (compile error,
+// resource limit from the launch expressions or the ptxas report) or the ptxas report.
+Failure compile_one(Backend& backend, const Spec& spec, const Config& config, const std::string& what,
+                    const std::string& where, int code, std::string& report) {
+  Prepared prepared = backend.prepare(config);
+  const std::string label = spec.space.label(config);
+  if (prepared.failure) {
+    std::string message = what + " " + label + " " + where + ": " + to_string(prepared.failure->status) + ": " +
+                          prepared.failure->message;
+    std::error_code ec;
+    if (std::filesystem::exists(prepared.directory / "compile.err", ec))
+      message += "\n  log: " + (prepared.directory / "compile.err").string() +
+                 "\n  command: " + (prepared.directory / "compile.cmd").string();
+    return {code, message};
+  }
+  char ms[32];
+  std::snprintf(ms, sizeof ms, "%.1f s", prepared.stage_ms["compile"] / 1000);
+  report = what + " " + label + " compiled " + where + " in " + ms + (prepared.compile_cached ? " (cached)" : "") +
+           ": " + resources_text(prepared.resources);
+  std::error_code ec;
+  if (!prepared.executable.empty()) std::filesystem::remove(prepared.executable, ec);
+  return {};
+}
+
+int run_check(const CheckArgs& a) {
+  Spec spec = load_spec(a.spec);  // parameters, constraints, defaults, launch expressions
+  const std::string me = "adaexplore-tuner check: " + spec.name + ": ";
+  check_template(read_file(spec.template_path), spec.template_path, spec.space);
+  std::vector<std::string> checked = {"spec", "template placeholders and parameters",
+                                      std::string("defaults ") + spec.space.label(spec.defaults) +
+                                          (spec.space.constraints().empty() ? "" : " within the constraints")};
+  std::optional<Config> config;
+  if (!a.config.empty()) {
+    try {
+      config = parse_assignment(spec.space, a.config);
+    } catch (const std::exception& e) {
+      std::cerr << me << a.config_from << " (" << a.config << "): " << e.what() << "; the values must be among "
+                << "those of the spec's parameters (" << spec.file.string() << ")\n";
+      return kExitConfigRejected;
+    }
+    if (const Expr* violated = spec.space.first_violated(*config)) {
+      std::cerr << me << a.config_from << ": " << spec.space.label(*config) << " violates the constraint \""
+                << violated->text() << "\"\n";
+      return kExitConfigRejected;
+    }
+    checked.push_back(a.config_from + " " + spec.space.label(*config) + " in the space" +
+                      (spec.space.constraints().empty() ? "" : " and within the constraints"));
+  }
+
+  std::vector<std::string> reports;
+  if (a.compile) {
+    std::vector<std::string> targets = a.archs;
+    if (spec.backend == "cuda" && targets.empty() && !spec.compiler.arch.empty()) targets = {spec.compiler.arch};
+    if (spec.backend != "cuda") targets = {""};
+    if (targets.empty())
+      checked.push_back("nothing compiled: no architecture to compile for (--arch, the spec's compiler.arch)");
+    if (!targets.empty() && find_program(spec.compiler.path).empty()) {  // a machine without the toolkit
+      checked.push_back("nothing compiled: the compiler '" + spec.compiler.path + "' is not found (" +
+                        spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
+      targets.clear();
+    }
+    // One backend per architecture; every compile (the defaults, and --config where it differs, per
+    // architecture) runs at once, so the check takes about one compile's time where cores allow.
+    struct Job {
+      Backend* backend;
+      ProgramBackend* program;
+      const Spec* spec;
+      Config config;
+      std::string what, where;
+      int code;
+      std::future<std::pair<Failure, std::string>> result;
+    };
+    std::vector<Spec> specs;
+    specs.reserve(targets.size());
+    std::vector<std::unique_ptr<Backend>> backends;
+    std::vector<Job> jobs;
+    for (const std::string& arch : targets) {
+      Spec s = spec;
+      s.run_runner = false;  // nothing is run: no runner process
+      s.work_dir = spec.work_dir / "check" / (arch.empty() ? "host" : arch);
+      if (spec.backend == "cuda") {
+        s.compiler.arch = arch;
+        DeviceInfo none;
+        none.reason = "adaexplore-tuner check compiles without a GPU";
+        specs.push_back(s);
+        backends.push_back(make_cuda_backend(specs.back(), none));
+      } else {
+        specs.push_back(s);
+        backends.push_back(make_host_backend(specs.back()));
+      }
+      auto* program = dynamic_cast<ProgramBackend*>(backends.back().get());
+      if (program) program->use_header_only_harness();
+      const std::string where = arch.empty() ? std::string("for the host") : "for " + arch;
+      jobs.push_back({backends.back().get(), program, &specs.back(), spec.defaults, "the defaults", where,
+                      kExitTuningFailed, {}});
+      if (config && *config != spec.defaults)
+        jobs.push_back({backends.back().get(), program, &specs.back(), *config, a.config_from, where,
+                        kExitConfigRejected, {}});
+      if (program && arch == targets.front()) {
+        const std::string mode = program->evaluation_mode();
+        if (const auto unit = mode.find("; "); unit != std::string::npos) checked.push_back(mode.substr(unit + 2));
+      }
+    }
+    for (Job& j : jobs)
+      j.result = std::async(std::launch::async, [&j] {
+        std::string report;
+        Failure f = compile_one(*j.backend, *j.spec, j.config, j.what, j.where, j.code, report);
+        return std::make_pair(f, report);
+      });
+    std::optional<Failure> first;  // the defaults' failures before --config's, then in order
+    for (Job& j : jobs) {
+      auto [f, report] = j.result.get();
+      if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.program->kernel_unit()) {
+        const auto& build = j.program->benchmark_build();
+        if (!build.error.empty()) f = {kExitTuningFailed, build.error};
+        else report += "; the benchmark compiled " + j.where;
+      }
+      if (f.code == kExitOk) reports.push_back(report);
+      else if (!first || (first->code == kExitConfigRejected && f.code == kExitTuningFailed)) first = f;
+    }
+    if (first) {
+      std::cerr << me << first->message << "\n";
+      return first->code;
+    }
+  }
+  for (const auto& r : reports) std::cout << "[adaexplore] " << spec.name << ": check: " << r << "\n";
+  std::string summary;
+  for (const auto& c : checked) summary += (summary.empty() ? "" : "; ") + c;
+  std::cout << "[adaexplore] " << spec.name << ": check passed: " << summary << std::endl;
+  return kExitOk;
+}
+
+}  // namespace
+
+Command register_check_command(CLI::App& app) {
+  auto a = std::make_shared<CheckArgs>();
+  auto* sub = app.add_subcommand(
+      "check",
+      "Check a spec without a GPU and without running anything: the spec (parameters, constraints, defaults,\n"
+      "launch expressions), the template's placeholders against the parameters, a --config configuration\n"
+      "against the space, the constraints and the launch limits, and the defaults (and --config) rendered and\n"
+      "compiled once per --arch as a tuning compiles them (the kernel unit's benchmark too), with the ptxas\n"
+      "report. The same messages as `tune`.\n"
+      "Exit codes: 0 passed; 1 bad spec or template; 2 the defaults do not compile (or the benchmark), or exceed\n"
+      "the target's limits; 4 only the --config configuration is rejected (not in the space, violates a\n"
+      "constraint or a launch limit, does not compile).");
+  sub->add_option("--spec", a->spec, "tuning spec (JSON)")->required()->check(CLI::ExistingFile);
+  sub->add_option("--arch", a->archs,
+                  "cuda: an architecture to compile for (sm_90, 90), once each; several: --arch sm_80 --arch sm_90. "
+                  "Default: the spec's compiler.arch; none: nothing compiled");
+  sub->add_option("--config", a->config, "a configuration to check too, NAME=VALUE,NAME=VALUE (every parameter)");
+  sub->add_option("--config-from", a->config_from,
+                  "where --config comes from, for messages (e.g. \"the pinned header /src/pinned/gemm.hpp\")");
+  sub->add_flag("!--no-compile", a->compile, "check the spec, template and --config only; compile nothing");
+  return {sub, [a] { return run_check(*a); }};
+}
+
+}  // namespace adaexplore

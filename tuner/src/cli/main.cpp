@@ -1,0 +1,28 @@
+// adaexplore-tuner: the command-line tuner. Subcommands: tune, defaults, device, strategies,
+// replay, explain, merge, header.
+// Exit codes: 0 success; 1 bad usage or input (spec, template, results file); 2 the tuning found
+// no valid configuration or the setup is broken; 3 no GPU for a cuda tuning, or nothing stored
+// (`tune --cached`, `header --database`).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "adaexplore-tuner: failure-driven, diversity-preserving autotuner for CUDA (and C++) kernels.\n"
+      "Reads a tuning spec (JSON), evaluates configurations, writes a results file (JSON Lines)\n"
+      "and a header of constexpr winning parameters."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(ADAEXPLORE_VERSION));
+  adaexplore::register_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints the message (or the help, or the version); its own exit codes (105 for a value
+    // out of range, 106 for a missing option, ...) become the documented 1 for bad usage.
+    return app.exit(e) == 0 ? adaexplore::kExitOk : adaexplore::kExitBadInput;
+  }
+  return adaexplore::run_selected_command(app);
+}

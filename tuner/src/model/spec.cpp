@@ -1,0 +1,312 @@
+#include "model/spec.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <set>
+
+namespace adaexplore {
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& file, const std::string& where, const std::string& what) {
+  throw SpecError(file.string() + ": " + where + ": " + what);
+}
+
+std::filesystem::path resolve(const std::filesystem::path& file, const std::string& p) {
+  std::filesystem::path path(p);
+  if (path.is_relative()) path = file.parent_path() / path;
+  return path.lexically_normal();
+}
+
+Value value_from_json(const nlohmann::json& v, const std::filesystem::path& file, const std::string& where) {
+  if (v.is_number()) return Value::from_number(v.get<double>());
+  if (v.is_boolean()) return Value::from_number(v.get<bool>() ? 1 : 0);
+  if (v.is_string()) return Value::from_text(v.get<std::string>());
+  fail(file, where, "a value must be a number or a string, not " + v.dump());
+}
+
+std::vector<std::string> string_list(const nlohmann::json& j, const char* key, const std::filesystem::path& file,
+                                     const std::string& where) {
+  std::vector<std::string> out;
+  if (!j.contains(key)) return out;
+  if (!j[key].is_array()) fail(file, where + "." + key, "must be an array of strings");
+  for (const auto& s : j[key]) {
+    if (!s.is_string()) fail(file, where + "." + key, "must be an array of strings, found " + s.dump());
+    out.push_back(s.get<std::string>());
+  }
+  return out;
+}
+
+// j[key] as an object (an empty one when absent) whose keys are all in `keys`.
+nlohmann::json section(const nlohmann::json& j, const std::string& key, const std::set<std::string>& keys,
+                       const std::filesystem::path& file) {
+  if (!j.contains(key)) return nlohmann::json::object();
+  const nlohmann::json& s = j[key];
+  if (!s.is_object()) fail(file, key, "must be an object, not " + s.dump());
+  std::string known;
+  for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k;
+  for (const auto& [k, v] : s.items())
+    if (!keys.count(k)) fail(file, key + "." + k, "unknown key (check its spelling; known: " + known + ")");
+  return s;
+}
+
+std::string optional_string(const nlohmann::json& j, const char* key, const std::string& fallback,
+                            const std::filesystem::path& file, const std::string& where) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_string()) fail(file, where, "must be a string, not " + j[key].dump());
+  return j[key].get<std::string>();
+}
+
+double optional_seconds(const nlohmann::json& j, const char* key, double fallback, const std::filesystem::path& file,
+                        const std::string& where) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_number() || j[key].get<double>() < 0)
+    fail(file, where, "must be a number of seconds >= 0 (0: no limit), not " + j[key].dump());
+  return j[key].get<double>();
+}
+
+// j[key] as a non-negative integer, `fallback` when absent; `meaning` ends the error message.
+std::size_t optional_count(const nlohmann::json& j, const char* key, std::size_t fallback,
+                           const std::filesystem::path& file, const std::string& meaning) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_number_integer() || j[key].get<long long>() < 0)
+    fail(file, key, "must be a non-negative integer (" + meaning + ")");
+  return j[key].get<std::size_t>();
+}
+
+const std::set<std::string>& known_keys() {
+  static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
+                                             "constraints", "defaults", "budget", "strategy", "strategy_options",
+                                             "seed", "compiler", "run", "work_dir", "jobs", "in_flight", "launch", "sizes", "$comment"};
+  return keys;
+}
+
+// run.timeout_factor: 0 (the cap alone) or a number >= 1.
+double timeout_factor(const nlohmann::json& run, const std::filesystem::path& file) {
+  if (!run.contains("timeout_factor")) return 10.0;
+  const auto& f = run["timeout_factor"];
+  if (!f.is_number() || !(f.get<double>() == 0 || f.get<double>() >= 1))
+    fail(file, "run.timeout_factor",
+         "must be a number >= 1 (the run time limit is this many times the defaults' run time) or 0 (the "
+         "cap run.timeout_s alone), not " + f.dump());
+  return f.get<double>();
+}
+
+// One expression of "launch": a string (or a number) over the parameters, whole for the defaults.
+std::optional<Expr> launch_expression(const nlohmann::json& launch, const char* key, double minimum, const Spec& s,
+                                      const std::filesystem::path& file) {
+  if (!launch.contains(key)) return std::nullopt;
+  const std::string where = std::string("launch.") + key;
+  const auto& v = launch[key];
+  if (!v.is_string() && !v.is_number())
+    fail(file, where, "must be an expression over the parameters (a string such as \"BLOCK_X * BLOCK_Y\"), not " +
+                          v.dump());
+  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  std::optional<Expr> e;
+  try {
+    e = Expr::parse(text, s.space.names());
+  } catch (const ExprError& error) {
+    fail(file, where, std::string(error.what()) + "; write an arithmetic expression over the parameters");
+  }
+  const ExprValue at_defaults = e->evaluate([&](std::size_t i) { return s.space.value(s.defaults, i).as_expr(); });
+  if (at_defaults.is_string || !std::isfinite(at_defaults.number) || at_defaults.number < minimum ||
+      at_defaults.number != std::floor(at_defaults.number))
+    fail(file, where, "\"" + text + "\" gives " + (at_defaults.is_string ? "'" + at_defaults.text + "'" : Value::from_number(at_defaults.number).text) +
+                          " for the defaults " + s.space.label(s.defaults) + "; it must give a whole number >= " +
+                          Value::from_number(minimum).text + " (" + (minimum >= 1 ? "threads" : "bytes") + ")");
+  return e;
+}
+
+LaunchSpec parse_launch(const nlohmann::json& j, const Spec& s, const std::filesystem::path& file) {
+  LaunchSpec launch;
+  if (!j.contains("launch")) return launch;
+  const nlohmann::json l =
+      section(j, "launch", {"threads_per_block", "dynamic_shared_bytes", "dynamic_shared_opt_in"}, file);
+  if (s.backend != "cuda")
+    fail(file, "launch", "only the cuda backend launches kernels; remove \"launch\" for backend " + s.backend);
+  launch.threads_per_block = launch_expression(l, "threads_per_block", 1, s, file);
+  launch.dynamic_shared_bytes = launch_expression(l, "dynamic_shared_bytes", 0, s, file);
+  if (l.contains("dynamic_shared_opt_in")) {
+    if (!l["dynamic_shared_opt_in"].is_boolean())
+      fail(file, "launch.dynamic_shared_opt_in", "must be true or false, not " + l["dynamic_shared_opt_in"].dump());
+    launch.dynamic_shared_opt_in = l["dynamic_shared_opt_in"].get<bool>();
+  }
+  return launch;
+}
+
+}  // namespace
+
+std::vector<Parameter> parse_parameters(const nlohmann::json& j, const std::filesystem::path& file) {
+  if (!j.is_array() || j.empty()) fail(file, "parameters", "must be a non-empty array of {\"name\", \"values\"|\"range\"}");
+  std::vector<Parameter> params;
+  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const auto& p = j[i];
+    const std::string where = "parameters[" + std::to_string(i) + "]";
+    if (!p.is_object() || !p.contains("name") || !p["name"].is_string())
+      fail(file, where, "needs a \"name\" (string)");
+    Parameter param;
+    param.name = p["name"].get<std::string>();
+    if (!std::regex_match(param.name, identifier))
+      fail(file, where, "name '" + param.name + "' is not an identifier (letters, digits, _; not starting with a digit)");
+    if (p.contains("values")) {
+      if (!p["values"].is_array() || p["values"].empty())
+        fail(file, where + " (" + param.name + ")", "\"values\" must be a non-empty array");
+      for (const auto& v : p["values"]) param.values.push_back(value_from_json(v, file, where + " (" + param.name + ")"));
+    } else if (p.contains("range")) {
+      const auto& r = p["range"];
+      if (!r.is_object() || !r.contains("from") || !r.contains("to") || !r["from"].is_number_integer() ||
+          !r["to"].is_number_integer() || (r.contains("step") && !r["step"].is_number_integer()))
+        fail(file, where + " (" + param.name + ")", "\"range\" needs integer \"from\" and \"to\" (inclusive) and optional \"step\"");
+      const long long from = r["from"], to = r["to"], step = r.value("step", 1LL);
+      if (step <= 0 || to < from)
+        fail(file, where + " (" + param.name + ")", "\"range\" needs from <= to and step > 0");
+      if ((to - from) / step >= 65535) fail(file, where + " (" + param.name + ")", "\"range\" has too many values");
+      for (long long v = from; v <= to; v += step) param.values.push_back(Value::from_number(static_cast<double>(v)));
+    } else {
+      fail(file, where + " (" + param.name + ")", "needs \"values\" (array) or \"range\" ({from, to, step})");
+    }
+    params.push_back(std::move(param));
+  }
+  return params;
+}
+
+Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
+  if (!j.is_object()) fail(file, "top level", "must be a JSON object");
+  for (const auto& [key, value] : j.items())
+    if (!known_keys().count(key)) fail(file, key, "unknown key (check its spelling; see `adaexplore-tuner tune --help`)");
+  Spec s;
+  s.file = file;
+  s.raw = j;
+  auto need_string = [&](const char* key) {
+    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+      fail(file, key, "required, a non-empty string");
+    return j[key].get<std::string>();
+  };
+  s.name = need_string("name");
+  if (!std::regex_match(s.name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+    fail(file, "name", "'" + s.name + "' is not an identifier (it names the header and the namespace)");
+  s.name_space = optional_string(j, "namespace", "adaexplore::" + s.name, file, "namespace");
+  if (!std::regex_match(s.name_space, std::regex("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")))
+    fail(file, "namespace", "'" + s.name_space + "' is not a C++ namespace name (e.g. adaexplore::" + s.name + ")");
+  s.backend = need_string("backend");
+  if (s.backend != "cuda" && s.backend != "host") fail(file, "backend", "'" + s.backend + "' is not one of cuda, host");
+  s.template_path = resolve(file, need_string("template"));
+  s.benchmark_path = resolve(file, need_string("benchmark"));
+  if (!j.contains("parameters")) fail(file, "parameters", "required");
+  std::vector<Parameter> params = parse_parameters(j["parameters"], file);
+  const auto constraints = string_list(j, "constraints", file, "constraints");
+  try {
+    s.space = Space(std::move(params), constraints);
+  } catch (const std::exception& e) {
+    fail(file, "parameters/constraints", e.what());
+  }
+  if (j.contains("defaults")) {
+    if (!j["defaults"].is_object()) fail(file, "defaults", "must be an object {\"NAME\": value}");
+    std::vector<std::pair<std::string, std::string>> assignment;
+    for (const auto& [name, v] : j["defaults"].items())
+      assignment.emplace_back(name, value_from_json(v, file, "defaults." + name).text);
+    try {
+      s.defaults = s.space.config_from_texts(assignment);
+    } catch (const std::exception& e) {
+      fail(file, "defaults", e.what());
+    }
+    if (const Expr* violated = s.space.first_violated(s.defaults))
+      fail(file, "defaults", "the defaults " + s.space.label(s.defaults) + " violate the constraint \"" +
+                                 violated->text() + "\"; choose defaults that satisfy every constraint");
+    s.defaults_given = true;
+  } else {
+    // The first valid configuration (walked, not stored: this runs at every configure), or a
+    // random valid one when the space is too large to walk.
+    std::mt19937_64 rng(0);
+    const auto first = s.space.cartesian_size() <= 2e7 ? s.space.first_valid() : s.space.sample_valid(rng, 100000);
+    if (!first) fail(file, "constraints", "no configuration satisfies every constraint");
+    s.defaults = *first;
+  }
+  if (j.contains("budget")) {
+    if (!j["budget"].is_object()) fail(file, "budget", "must be {\"evaluations\": N, \"seconds\": S}");
+    const nlohmann::json b = section(j, "budget", {"evaluations", "seconds"}, file);
+    if (b.contains("evaluations")) {
+      if (!b["evaluations"].is_number_integer() || b["evaluations"].get<long long>() < 1)
+        fail(file, "budget.evaluations", "must be a positive integer");
+      s.budget_evaluations = b["evaluations"].get<std::size_t>();
+    }
+    if (b.contains("seconds")) {
+      if (!b["seconds"].is_number() || b["seconds"].get<double>() < 0) fail(file, "budget.seconds", "must be >= 0");
+      s.budget_seconds = b["seconds"].get<double>();
+    }
+  }
+  s.strategy = optional_string(j, "strategy", "adaexplore", file, "strategy");
+  if (j.contains("strategy_options") && !j["strategy_options"].is_object())
+    fail(file, "strategy_options", "must be an object {\"option\": value}");
+  s.strategy_options = j.value("strategy_options", nlohmann::json::object());
+  if (j.contains("seed")) {
+    const auto& seed = j["seed"];
+    if (!seed.is_number_integer() || (!seed.is_number_unsigned() && seed.get<long long>() < 0))
+      fail(file, "seed", "must be a non-negative integer");
+    s.seed = j["seed"].get<std::uint64_t>();
+  }
+  const nlohmann::json compiler =
+      section(j, "compiler", {"path", "flags", "arch", "include_dirs", "definitions", "timeout_s", "launcher", "unit"}, file);
+  s.compiler.path = optional_string(compiler, "path", s.backend == "cuda" ? "nvcc" : "c++", file, "compiler.path");
+  s.compiler.flags = string_list(compiler, "flags", file, "compiler");
+  s.compiler.arch = optional_string(compiler, "arch", "", file, "compiler.arch");
+  for (const auto& d : string_list(compiler, "include_dirs", file, "compiler"))
+    s.compiler.include_dirs.push_back(resolve(file, d).string());
+  s.compiler.definitions = string_list(compiler, "definitions", file, "compiler");
+  s.compiler.timeout_s = optional_seconds(compiler, "timeout_s", 120.0, file, "compiler.timeout_s");
+  s.compiler.launcher = string_list(compiler, "launcher", file, "compiler");
+  s.compiler.unit = optional_string(compiler, "unit", "auto", file, "compiler.unit");
+  if (s.compiler.unit != "auto" && s.compiler.unit != "kernel" && s.compiler.unit != "program")
+    fail(file, "compiler.unit",
+         "is \"" + s.compiler.unit + "\"; use \"kernel\" (each configuration's device code alone), \"program\" "
+         "(the whole benchmark per configuration) or \"auto\" (the default)");
+  for (std::size_t i = 0; i < s.compiler.launcher.size(); ++i)
+    if (s.compiler.launcher[i].empty())
+      fail(file, "compiler.launcher[" + std::to_string(i) + "]",
+           "is an empty string; give the launcher program and its arguments, e.g. [\"ccache\"], or leave "
+           "compiler.launcher out");
+  const nlohmann::json run = section(j, "run", {"timeout_s", "timeout_factor", "timeout_floor_s", "args", "runner"}, file);
+  s.run_timeout_s = optional_seconds(run, "timeout_s", 30.0, file, "run.timeout_s");
+  s.run_timeout_factor = timeout_factor(run, file);
+  if (run.contains("timeout_floor_s") && (!run["timeout_floor_s"].is_number() || run["timeout_floor_s"].get<double>() < 0))
+    fail(file, "run.timeout_floor_s",
+         "must be a number of seconds >= 0 (the least run time limit derived from the defaults' run), not " +
+             run["timeout_floor_s"].dump());
+  s.run_timeout_floor_s = run.value("timeout_floor_s", 5.0);
+  s.run_args = string_list(run, "args", file, "run");
+  if (run.contains("runner") && !run["runner"].is_boolean())
+    fail(file, "run.runner",
+         "must be true (measure every configuration in one long-lived runner process, runner.hpp) or false "
+         "(one benchmark process per evaluation), not " + run["runner"].dump());
+  s.run_runner = run.value("runner", true);
+  s.work_dir = resolve(file, optional_string(j, "work_dir", s.name + ".work", file, "work_dir"));
+  s.jobs = optional_count(j, "jobs", 0, file, "0: one per core");
+  s.in_flight = optional_count(j, "in_flight", 0, file, "configurations in flight at most; 0: automatic");
+  s.launch = parse_launch(j, s, file);
+  if (j.contains("sizes"))
+    s.sizes = parse_sizes(j["sizes"], s.space.names(),
+                          [&file](const std::string& where, const std::string& what) { fail(file, where, what); });
+  return s;
+}
+
+std::vector<std::string> compiler_prefix(const CompilerSpec& compiler) {
+  std::vector<std::string> argv = compiler.launcher;
+  argv.push_back(compiler.path);
+  return argv;
+}
+
+Spec load_spec(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw SpecError(file.string() + ": cannot be read (does it exist?)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw SpecError(file.string() + ": not valid JSON: " + e.what());
+  }
+  return parse_spec(j, std::filesystem::absolute(file));
+}
+
+}  // namespace adaexplore
