@@ -7,6 +7,7 @@
 #include "evaluate/profile.hpp"
 #include "model/spec.hpp"
 #include "test_support.hpp"
+#include "store/profiles.hpp"
 
 namespace adaexplore {
 namespace {

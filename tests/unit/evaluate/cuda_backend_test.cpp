@@ -17,6 +17,7 @@
 #include "util/process.hpp"
 #include "evaluate/render.hpp"
 #include "test_support.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

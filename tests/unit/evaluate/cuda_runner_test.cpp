@@ -13,6 +13,7 @@
 #include "evaluate/program_backend.hpp"
 #include "evaluate/render.hpp"
 #include "test_support.hpp"
+#include "util/files.hpp"
 
 // The runner's device pool (runner_main.cpp), as the harness reaches it.
 extern "C" void* adaexplore_runner_take_device(std::size_t bytes);

@@ -9,6 +9,7 @@
 #include "evaluate/program_backend.hpp"
 #include "evaluate/render.hpp"
 #include "test_support.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

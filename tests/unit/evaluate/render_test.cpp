@@ -1,4 +1,5 @@
 #include "evaluate/render.hpp"
+#include "util/files.hpp"
 
 #include <chrono>
 #include <fstream>

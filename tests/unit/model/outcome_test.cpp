@@ -1,4 +1,5 @@
 #include "model/outcome.hpp"
+#include "util/text.hpp"
 
 #include <set>
 

@@ -16,6 +16,8 @@
 #include "evaluate/render.hpp"
 #include "model/spec.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

@@ -11,6 +11,7 @@
 #include "model/spec.hpp"
 #include "search/strategy.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
 
 namespace adaexplore {
 namespace {

@@ -21,6 +21,8 @@
 #include "util/process.hpp"
 #include "evaluate/render.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

@@ -17,6 +17,8 @@
 #include "search/strategy.hpp"
 #include "loop/tuner.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

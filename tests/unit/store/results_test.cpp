@@ -10,6 +10,8 @@
 #include "util/file_lock.hpp"
 #include "evaluate/render.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

@@ -18,6 +18,7 @@
 #include "evaluate/program_backend.hpp"
 #include "evaluate/render.hpp"
 #include "model/spec.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "store/database.hpp"
-#include "evaluate/render.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

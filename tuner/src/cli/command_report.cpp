@@ -8,6 +8,7 @@
 #include "evaluate/profile.hpp"
 #include "emit/report.hpp"
 #include "model/spec.hpp"
+#include "store/profiles.hpp"
 
 namespace adaexplore {
 namespace {

@@ -19,6 +19,10 @@
 #include "model/sizes.hpp"
 #include "model/spec.hpp"
 #include "loop/tuner.hpp"
+#include "util/text.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
+#include "store/profiles.hpp"
 
 namespace adaexplore {
 namespace {

@@ -14,11 +14,12 @@
 #include "learn/failure_summary.hpp"
 #include "learn/knowledge_base.hpp"
 #include "evaluate/profile.hpp"
-#include "evaluate/render.hpp"
 #include "loop/significance.hpp"
 #include "model/spec.hpp"
 #include "loop/stage_summary.hpp"
 #include "loop/tuner.hpp"
+#include "util/files.hpp"
+#include "store/profiles.hpp"
 
 namespace adaexplore {
 

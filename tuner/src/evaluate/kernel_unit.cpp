@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "evaluate/render.hpp"
-#include "store/results.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 

@@ -34,7 +34,6 @@
 #include <nlohmann/json.hpp>
 
 #include "evaluate/program_backend.hpp"
-#include "store/results.hpp"
 #include "model/space.hpp"
 
 namespace adaexplore {
@@ -137,20 +136,5 @@ std::vector<ProfileResult> profile_targets(ProgramBackend& backend, const std::v
 /// than one), "stalls" (top_stalls of the launch, at most 6; [] when none), "kernels", "error",
 /// "wall_s", "ncu_version", "command", "report", "log"}.
 nlohmann::json to_json(const ProfileResult& r, const Space& space);
-
-// Where the profiles are kept: beside the results file (as its near-tie verdict is, confirm.hpp),
-// in <results>.profiles.ndjson (results.hpp profiles_path), one line per profiling stage ("batch"):
-//   {"key": the results' key, "profiled": "<UTC ISO 8601 with ms>", "results": [to_json, ...]}
-// Not in the results file itself: a tuner that predates profiles reads a shared database's
-// results files, and every line there must stay a record. A batch of another key (the results
-// were set aside and tuned again) is ignored; the newest batch of the key is the profile. Results
-// set aside (--fresh, --retune, another key) take their profiles along (database.hpp set_aside).
-/// Appends one batch (under the file's lock, file_lock.hpp). Throws std::runtime_error naming the
-/// file when it cannot be written.
-void append_profile_batch(const std::filesystem::path& results, const std::string& key, const nlohmann::json& results_json);
-/// The newest batch of `key` beside `results` ({"key", "profiled", "results"}), or null when there
-/// is none. A line that is not JSON is skipped with a warning on stderr naming the file and line
-/// (the profiles are a cache: the tuning can profile again).
-nlohmann::json latest_profile_batch(const std::filesystem::path& results, const std::string& key);
 
 }  // namespace adaexplore

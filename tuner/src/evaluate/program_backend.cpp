@@ -13,7 +13,8 @@
 
 #include "evaluate/program_outcome.hpp"
 #include "evaluate/render.hpp"
-#include "store/results.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

@@ -1,4 +1,5 @@
 #include "evaluate/program_outcome.hpp"
+#include "util/text.hpp"
 
 #include <cmath>
 #include <csignal>

@@ -83,36 +83,4 @@ std::string render_template(const std::string& text, const std::filesystem::path
   return out;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool write_file_if_changed(const std::filesystem::path& path, const std::string& content) {
-  std::error_code ec;
-  if (std::filesystem::exists(path, ec)) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in && ss.str() == content) return false;
-  }
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
-  // A name of its own per process and call: two writers of one file (two tunings sharing a work
-  // folder, parallel compile workers) must not rename each other's half-written temporary.
-  static std::atomic<unsigned long> counter{0};
-  const std::filesystem::path tmp =
-      path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-    out << content;
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  std::filesystem::rename(tmp, path);
-  return true;
-}
-
 }  // namespace adaexplore

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <future>
 
-#include "evaluate/render.hpp"
 #include "loop/significance.hpp"
 #include "loop/tuner.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {

@@ -25,13 +25,6 @@ Status status_from_string(const std::string& s) {
   throw std::invalid_argument("unknown status '" + s + "'");
 }
 
-std::string truncate_middle(const std::string& text, std::size_t keep) {
-  if (text.size() <= keep) return text;
-  const std::size_t half = keep / 2;
-  return text.substr(0, half) + "\n[... " + std::to_string(text.size() - 2 * half) + " characters cut ...]\n" +
-         text.substr(text.size() - half);
-}
-
 nlohmann::json record_config(const Config& config, const Space& space) {
   nlohmann::json j = nlohmann::json::object();
   for (std::size_t i = 0; i < space.dimension(); ++i) {

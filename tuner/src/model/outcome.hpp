@@ -88,7 +88,5 @@ Outcome outcome_from_json(const nlohmann::json& j, const Space& space);
 /// them). Throws std::invalid_argument naming a value that is neither a number nor a string.
 std::vector<std::pair<std::string, std::string>> config_texts(const nlohmann::json& config);
 
-/// Keeps the first and last `keep/2` characters of a long diagnostic, marking the cut.
-std::string truncate_middle(const std::string& text, std::size_t keep = 8000);
 
 }  // namespace adaexplore

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "util/process.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace {

@@ -8,8 +8,10 @@
 #include <unordered_set>
 
 #include "util/file_lock.hpp"
-#include "evaluate/render.hpp"
 #include "loop/tuner.hpp"
+#include "util/hash.hpp"
+#include "util/files.hpp"
+#include "store/profiles.hpp"
 
 namespace adaexplore {
 namespace {

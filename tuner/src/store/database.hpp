@@ -28,6 +28,7 @@
 #include "emit/header.hpp"
 #include "store/results.hpp"
 #include "model/spec.hpp"
+#include "util/hash.hpp"
 
 namespace adaexplore {
 

@@ -4,9 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/uuid/name_generator_sha1.hpp>
-#include <boost/uuid/uuid.hpp>
-#include <boost/uuid/uuid_io.hpp>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -128,15 +125,6 @@ ResultsHeader header_from_json(const nlohmann::json& j, const fs::path& path, st
   return h;
 }
 
-std::string content_hash(const std::string& data) {
-  static const boost::uuids::uuid ns =
-      boost::uuids::name_generator_sha1(boost::uuids::uuid{})("adaexplore");
-  boost::uuids::name_generator_sha1 gen(ns);
-  std::string s = boost::uuids::to_string(gen(data.data(), data.size()));
-  s.erase(std::remove(s.begin(), s.end(), '-'), s.end());
-  return s;
-}
-
 std::string utc_now() {
   std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -144,12 +132,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-fs::path profiles_path(const fs::path& results) {
-  fs::path p = results;
-  p += ".profiles.ndjson";
-  return p;
 }
 
 std::string utc_now_ms() {

@@ -168,13 +168,7 @@ class ResultsWriter {
 void append_records_locked(const std::filesystem::path& path, const ResultsHeader& header,
                            std::vector<nlohmann::json> records, std::size_t first_index);
 
-/// Where the Nsight Compute profiles of a results file's tunings are kept (profile.hpp):
-/// <results>.profiles.ndjson, beside it (not *.jsonl: a tuning database's folder holds only
-/// results files under that extension).
-std::filesystem::path profiles_path(const std::filesystem::path& results);
 
-/// SHA-1 based (RFC 4122 name-based UUID, Boost.UUID) digest of `data`, as 32 hex digits.
-std::string content_hash(const std::string& data);
 /// The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_now();
 /// The current UTC time with milliseconds: "YYYY-MM-DDTHH:MM:SS.mmmZ" (a record's "finished").

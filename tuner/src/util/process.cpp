@@ -24,7 +24,7 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 
-#include "model/outcome.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace bp = boost::process;
