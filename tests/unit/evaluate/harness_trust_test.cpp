@@ -2,7 +2,7 @@
 // (warm-up until the timings settle; measurement until the median's distribution-free 95 %
 // confidence interval is within ci_rel, or a cap) on synthetic timed runs; the sanity gates
 // (launch-overhead floor, peak bandwidth, NVML clock slowdowns); the record's stages_ms,
-// suspicious and clocks as program_outcome.cpp reads them; best_of never crowning a suspicious
+// suspicious and clocks as program_outcome.cpp reads them; crown() never crowning a suspicious
 // outcome; and a host benchmark (harness_host.hpp) run end to end by the host backend.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -16,6 +16,7 @@
 #include "evaluate/program_outcome.hpp"
 #include "loop/tuner.hpp"
 #include "test_support.hpp"
+#include "loop/crown.hpp"
 
 namespace adaexplore {
 namespace {
@@ -349,10 +350,10 @@ TEST(BestOfTrust, SuspiciousOutcomesAreNeverCrowned) {
       make({0, 0}, 2.0, nullptr), make({1, 0}, 0.001, nlohmann::json::array({"median 0.001 ms is under the 0.002 ms floor"})),
       make({2, 0}, 1.5, nlohmann::json::array()),  // empty: nothing fired
       make({3, 0}, 1.0, nlohmann::json::array({"noisy: the GPU's clocks were slowed"}))};
-  ASSERT_TRUE(best_of(all));
-  EXPECT_EQ(best_of(all)->config, (Config{2, 0}));
+  ASSERT_TRUE(crown(all));
+  EXPECT_EQ(crown(all)->config, (Config{2, 0}));
   EXPECT_EQ(all[1].status, Status::ok);  // kept as ok: recorded, not crowned
-  EXPECT_FALSE(best_of({all[1], all[3]}));
+  EXPECT_FALSE(crown({all[1], all[3]}));
 }
 
 // The host harness end to end: the record's stages reach the outcome, the interval brackets the

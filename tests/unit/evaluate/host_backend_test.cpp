@@ -21,6 +21,7 @@
 #include "test_support.hpp"
 #include "util/hash.hpp"
 #include "util/files.hpp"
+#include "store/key.hpp"
 
 namespace adaexplore {
 namespace {

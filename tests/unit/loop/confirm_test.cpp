@@ -2,8 +2,6 @@
 // the margin of the best, the best first, at most max_contenders; fewer than two is none.
 #include <gtest/gtest.h>
 
-#include <fstream>
-
 #include "loop/confirm.hpp"
 #include "test_support.hpp"
 
@@ -49,37 +47,6 @@ TEST(NearTies, SuspiciousOutcomesAreNeverContendersAndALoneBestIsNone) {
   ASSERT_EQ(ties.size(), 2u);
   EXPECT_EQ(ties[0].label, "X=0");
   EXPECT_EQ(ties[1].label, "X=2");
-}
-
-// confirmed_best: a verdict beside the results file crowns its winner with its confirmed median
-// while it belongs to the same key and the stored best is among its contenders.
-TEST(ConfirmedBest, AppliesAVerdictOfTheSameKeyWhoseContendersHoldTheBest) {
-  const Space space({test::range("X", 4)}, {});
-  const std::vector<Outcome> all = {timed(space, 0, Status::ok, 1.00), timed(space, 1, Status::ok, 1.01),
-                                    timed(space, 2, Status::ok, 2.00)};
-  const auto dir = test::fresh_test_directory("confirm");
-  const auto results = dir / "results.jsonl";
-  EXPECT_EQ(confirmed_best(results, "k1", all)->label, "X=0");  // no verdict: best_of
-  auto write_verdict = [&](const std::string& key, const std::string& first) {
-    nlohmann::json v = {{"key", key},
-                        {"rounds", 3},
-                        {"contenders",
-                         {{{"label", first}, {"median_ms", 1.02}, {"winner", false}},
-                          {{"label", "X=1"}, {"median_ms", 0.99}, {"winner", true}}}}};
-    std::ofstream(confirmation_path(results)) << v.dump();
-  };
-  write_verdict("k1", "X=0");
-  const auto crowned = confirmed_best(results, "k1", all);
-  ASSERT_TRUE(crowned);
-  EXPECT_EQ(crowned->label, "X=1");
-  EXPECT_DOUBLE_EQ(*crowned->objective, 0.99);
-  EXPECT_TRUE(crowned->extra.contains("confirmation"));
-  EXPECT_EQ(confirmed_best(results, "k2", all)->label, "X=0");  // another key's verdict
-  write_verdict("k1", "X=3");
-  EXPECT_EQ(confirmed_best(results, "k1", all)->label, "X=0");  // the best is not among its contenders
-  std::ofstream(confirmation_path(results)) << "{broken";
-  EXPECT_EQ(confirmed_best(results, "k1", all)->label, "X=0");  // unreadable: ignored
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "search/strategy.hpp"
 #include "test_support.hpp"
 #include "util/hash.hpp"
+#include "store/key.hpp"
 
 namespace adaexplore {
 namespace {

@@ -19,6 +19,10 @@
 #include "test_support.hpp"
 #include "util/hash.hpp"
 #include "util/files.hpp"
+#include "store/key.hpp"
+#include "store/warm_start.hpp"
+#include "store/merge.hpp"
+#include "emit/header_selection.hpp"
 
 namespace adaexplore {
 namespace {

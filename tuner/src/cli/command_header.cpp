@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "emit/header_info.hpp"
+#include "emit/header_selection.hpp"
 #include "store/database.hpp"
 #include "util/files.hpp"
 
@@ -53,11 +55,7 @@ int run_header(const HeaderArgs& a) {
                  std::to_string(c.compute_capability) + " " +
                  c.results.header.device.value("name", std::string("unknown device"));
     }
-    HeaderInfo common;
-    common.kernel = spec.name;
-    common.name_space = spec.name_space;
-    common.backend = spec.backend;
-    text = render_multi_device_header(spec.space, entries, spec.defaults, common);
+    text = render_multi_device_header(spec.space, entries, spec.defaults, header_info(spec, ""));
     summary = std::to_string(entries.size()) + " compute capabilities (" + summary +
               "), fallback the defaults";
     if (entries.size() == 1)

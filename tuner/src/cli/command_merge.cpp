@@ -1,10 +1,10 @@
 // `merge`: tuning databases (or single results files) from other machines into one database,
-// keeping provenance; prints a summary per kernel and key. The contract is in database.hpp.
+// keeping provenance; prints a summary per kernel and key. The contract is in store/merge.hpp.
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "store/database.hpp"
+#include "store/merge.hpp"
 
 namespace adaexplore {
 namespace {

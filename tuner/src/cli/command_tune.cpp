@@ -9,8 +9,12 @@
 
 #include "evaluate/backends.hpp"
 #include "cli/commands.hpp"
+#include "emit/header_info.hpp"
 #include "loop/confirm.hpp"
+#include "loop/crown.hpp"
 #include "store/database.hpp"
+#include "store/key.hpp"
+#include "store/warm_start.hpp"
 #include "learn/failure_summary.hpp"
 #include "emit/header.hpp"
 #include "evaluate/profile.hpp"
@@ -139,7 +143,7 @@ int run_cached(const TuneArgs& a, const Spec& spec, const ResultsHeader& header,
     throw ResultsError(path.string() + ":1: holds key " + stored.header.key + ", this tuning has key " + header.key +
                        "; move it aside (" + move_aside_command(path) + ")");
   print_warnings(stored.warnings);
-  const auto best = confirmed_best(path, header.key, stored.outcomes);  // the tuning's near-tie verdict too
+  const auto best = crown(stored.outcomes, {path, header.key});  // the tuning's near-tie verdict too
   if (!best) {
     std::cerr << where << " holds " << stored.outcomes.size() << " evaluations for " << key_words
               << ", none successful; no header written\n";
@@ -184,7 +188,7 @@ void confirm_winner(const TuneArgs& a, const std::string& label, const std::file
   if (!report.best) return;
   const auto path = confirmation_path(results);
   if (report.new_evaluations == 0) {
-    report.best = confirmed_best(results, key, report.outcomes);
+    report.best = crown(report.outcomes, {results, key});
     return;
   }
   std::error_code ec;
@@ -203,7 +207,7 @@ void confirm_winner(const TuneArgs& a, const std::string& label, const std::file
   nlohmann::json verdict = c.to_json();
   verdict["key"] = key;
   write_file_if_changed(path, verdict.dump(2) + "\n");
-  report.best = confirmed_best(results, key, report.outcomes);
+  report.best = crown(report.outcomes, {results, key});
 }
 
 // The spec of `tune`: the file's, with the command line's overrides.
@@ -266,15 +270,8 @@ KeyPlace key_place(const TuneArgs& a, const Spec& spec, Backend& backend, const 
                    const std::string& results_leaf) {
   KeyPlace place;
   place.leaf = results_leaf;
-  ResultsHeader& header = place.header;
-  header.kernel = spec.name;
-  header.key_parts = key_parts(spec, backend.name(), backend.device(), includes);
-  header.key = content_hash(header.key_parts.dump());
-  header.device = backend.device();
-  header.strategy = spec.strategy;
-  header.seed = spec.seed;
-  header.started = utc_now();
-  header.host = host_name();
+  place.header = tuning_header(spec, backend.name(), backend.device(), includes);
+  const ResultsHeader& header = place.header;
   place.results = !a.database.empty() ? database_file(a.database, spec.name, header.key)
                                       : default_path(spec, a.results, "results.jsonl");
   if (a.database.empty() && !a.results.empty() && !results_leaf.empty())  // --results R, sizes: R.<size>.jsonl
@@ -334,8 +331,8 @@ std::vector<ProfileTarget> profile_targets_of(const Spec& spec, const Outcome& w
   if (defaults && is_success(defaults->status) && defaults->config != winner.config)
     targets.push_back({"defaults", defaults->config});
   std::vector<const Outcome*> rest;
-  for (const auto& o : outcomes)  // best_of({o}): a success with a time the harness trusts (confirm.cpp's rule)
-    if (o.config != winner.config && o.config != spec.defaults && !excluded.count(o.config) && best_of({o}))
+  for (const auto& o : outcomes)  // a success with a time the harness trusts (crown.hpp)
+    if (o.config != winner.config && o.config != spec.defaults && !excluded.count(o.config) && crownable(o))
       rest.push_back(&o);
   std::stable_sort(rest.begin(), rest.end(), [](const Outcome* x, const Outcome* y) { return *x->objective < *y->objective; });
   for (std::size_t i = 0; i < rest.size() && i < 3; ++i)
@@ -544,21 +541,16 @@ bool unusable(Status s) { return s == Status::wrong_result || s == Status::crash
 std::set<Config> unusable_configs(const std::vector<SizeState>& states) {
   std::set<Config> excluded;
   for (const auto& z : states)
-    if (best_of(z.outcomes))
+    if (crown(z.outcomes))
       for (const auto& o : z.outcomes)
         if (unusable(o.status)) excluded.insert(o.config);
   return excluded;
 }
 
-// The winner of size `z` as the header crowns it: the near-tie verdict's (confirmed_best), else
-// the best of the successful configurations not `excluded` (unusable_configs).
+// The winner of size `z` as the header crowns it (crown.hpp): the near-tie verdict's, else the
+// best of the successful configurations, none of them `excluded` (unusable_configs).
 std::optional<Outcome> crowned(const SizeState& z, const std::set<Config>& excluded) {
-  if (auto best = confirmed_best(z.place.results, z.place.header.key, z.outcomes); best && !excluded.count(best->config))
-    return best;
-  std::vector<Outcome> usable;
-  for (const auto& o : z.outcomes)
-    if (!excluded.count(o.config)) usable.push_back(o);
-  return best_of(usable);
+  return crown(z.outcomes, {z.place.results, z.place.header.key, &excluded});
 }
 
 // The header entry of size `index`: its label and values, `config` its values until crowned.
@@ -596,12 +588,8 @@ int write_sized_header(const Spec& spec, const std::vector<SizeState>& states, c
     }
     entries.push_back(std::move(e));
   }
-  HeaderInfo common;
-  common.kernel = spec.name;
-  common.name_space = spec.name_space;
-  common.source = "tuned";
-  common.backend = spec.backend;
-  const bool wrote = write_file_if_changed(header_path, render_sized_header(spec.space, spec.sizes.names, entries, common));
+  const bool wrote = write_file_if_changed(
+      header_path, render_sized_header(spec.space, spec.sizes.names, entries, header_info(spec, "tuned")));
   for (const auto& e : entries)
     std::cout << "[adaexplore] " << spec.name << ": " << e.size << ": best " << e.info.winner->label << " "
               << *e.info.winner->objective << " ms" << std::endl;
@@ -648,7 +636,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   }
   if (a.cached) {
     for (const auto& z : states)
-      if (!best_of(z.outcomes)) {
+      if (!crown(z.outcomes)) {
         std::cerr << "adaexplore-tuner tune --cached: " << z.label << ": the tuning database " << a.database
                   << " holds no successful result for key " << z.place.header.key.substr(0, 16)
                   << "; nothing evaluated, no header written\n";
@@ -660,7 +648,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   for (std::size_t k = 0; k < order.size(); ++k) std::cout << (k ? "; " : " ") << spec.sizes.label(spec.sizes.sizes[order[k]]);
   std::cout << " (budget " << spec.budget_evaluations << " for a size tuned while no other size has a successful result, "
             << later << " for each other, from the others' evidence)" << std::endl;
-  auto succeeded = [](const SizeState& z) { return best_of(z.outcomes).has_value(); };
+  auto succeeded = [](const SizeState& z) { return crown(z.outcomes).has_value(); };
   auto others_of = [&](std::size_t i) {
     std::vector<std::size_t> others;
     for (std::size_t k = 0; k < states.size(); ++k)
@@ -678,7 +666,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
     if (z.outcomes.size() >= s.budget_evaluations && extras.warm_start.empty() && !pass.fresh && !pass.retune) {
       std::cout << "[adaexplore] " << z.label << ": done (budget), " << z.outcomes.size()
                 << " evaluations (0 new); results in " << z.place.results.string() << std::endl;
-      if (!best_of(z.outcomes)) {
+      if (!crown(z.outcomes)) {
         std::cerr << "adaexplore-tuner tune: " << z.label << ": no configuration compiled, ran and verified among the "
                   << z.outcomes.size() << " evaluations of its spent budget in " << z.place.results.string()
                   << " (first failure, " << z.outcomes.front().label << ": "
@@ -774,20 +762,7 @@ int run_tune(const TuneArgs& a) {
   if (a.cached) return run_cached(a, spec, header, place.results);
   TuneReport report;
   if (const int code = tune_key(a, spec, *backend, place, {}, spec.name, report)) return code;
-  HeaderInfo info;
-  info.kernel = spec.name;
-  info.name_space = spec.name_space;
-  info.source = "tuned";
-  info.backend = backend->name();
-  info.device = header.device;
-  info.date = header.started;
-  info.strategy = spec.strategy;
-  info.seed = spec.seed;
-  info.budget = spec.budget_evaluations;
-  info.winner = report.best;
-  info.baseline = report.baseline;
-  info.counts = report.counts;
-  info.evaluations = report.outcomes.size();
+  HeaderInfo info = tuned_header_info(spec, header, report.outcomes, report.best, spec.strategy, spec.seed);
   info.skipped = report.skipped;  // only a tuning knows it ended "space exhausted" (not stored_header_info())
   const bool wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
   std::cout << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective
@@ -931,12 +906,7 @@ Command register_defaults_command(CLI::App& app) {
   sub->add_option("--reason", *reason, "why no tuning happened; written into the header's comment");
   return {sub, [spec_file, header, reason] {
             Spec spec = load_spec(*spec_file);
-            HeaderInfo info;
-            info.kernel = spec.name;
-            info.name_space = spec.name_space;
-            info.source = "defaults";
-            info.reason = *reason;
-            info.backend = spec.backend;
+            const HeaderInfo info = header_info(spec, "defaults", *reason);
             const auto path = default_path(spec, *header, spec.name + ".hpp");
             std::string text;
             if (spec.sizes.empty()) {

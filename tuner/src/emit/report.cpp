@@ -11,6 +11,7 @@
 #include <boost/math/distributions/binomial.hpp>
 
 #include "loop/confirm.hpp"
+#include "loop/crown.hpp"
 #include "learn/failure_summary.hpp"
 #include "learn/knowledge_base.hpp"
 #include "evaluate/profile.hpp"
@@ -391,7 +392,7 @@ ReportInput report_input_from_results(const Spec& spec, const fs::path& results)
   }
   for (std::size_t k : file.record_index) in.elapsed_s.push_back(elapsed[k]);
   in.defaults = spec.defaults;
-  in.winner = confirmed_best(results, raw.header.key, in.outcomes);
+  in.winner = crown(in.outcomes, {results, raw.header.key});
   const json batch = latest_profile_batch(results, raw.header.key);
   if (batch.is_object()) {
     in.profiles = batch["results"];
@@ -448,7 +449,7 @@ ReportInput report_input_from_trace(const json& trace, const fs::path& path) {
     in.outcomes.push_back(std::move(o));
   }
   in.elapsed_s.assign(in.outcomes.size(), std::nullopt);
-  in.winner = best_of(in.outcomes);
+  in.winner = crown(in.outcomes);
   in.profile_note = "a replay of recorded evaluations: nothing ran, so nothing was profiled";
   return in;
 }

@@ -90,7 +90,7 @@ struct ReportInput {
   std::vector<std::optional<double>> elapsed_s;
   std::size_t sessions = 0;  // tuning sessions the timed records come from (a resumed file: > 1)
   std::optional<Config> defaults;
-  std::optional<Outcome> winner;                // crowned (confirm.hpp confirmed_best), else best_of
+  std::optional<Outcome> winner;                // crowned (crown.hpp: with the near-tie verdict beside the results)
   nlohmann::json profiles = nlohmann::json::array();  // the newest profile batch's results (profile.hpp)
   std::string profiled;      // when that batch was written (UTC), empty without one
   std::string profile_note;  // why there are no profiles ("ncu was not found: ..."), when none

@@ -5,8 +5,7 @@
 #include <future>
 
 #include "loop/significance.hpp"
-#include "loop/tuner.hpp"
-#include "util/files.hpp"
+#include "loop/crown.hpp"
 
 namespace adaexplore {
 namespace {
@@ -20,14 +19,11 @@ std::string ms(double x) {
 }  // namespace
 
 std::vector<Outcome> near_ties(const std::vector<Outcome>& outcomes, const ConfirmOptions& options) {
-  const auto best = best_of(outcomes);
+  const auto best = crown(outcomes);
   if (!best) return {};
   std::vector<Outcome> candidates;
-  for (const auto& o : outcomes) {
-    if (!is_success(o.status) || !o.objective) continue;
-    if (best_of({o}) == std::nullopt) continue;  // suspicious: never a contender
-    if (*o.objective <= *best->objective * (1 + options.margin)) candidates.push_back(o);
-  }
+  for (const auto& o : outcomes)  // a suspicious outcome is never a contender
+    if (crownable(o) && *o.objective <= *best->objective * (1 + options.margin)) candidates.push_back(o);
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Outcome& a, const Outcome& b) { return *a.objective < *b.objective; });
   if (candidates.size() > options.max_contenders) candidates.resize(options.max_contenders);
@@ -80,36 +76,6 @@ Confirmation confirm_near_ties(Backend& backend, const std::vector<Outcome>& con
   }
   c.changed = c.winner && *c.winner != 0;
   return c;
-}
-
-std::filesystem::path confirmation_path(const std::filesystem::path& results_file) {
-  return results_file.string() + ".confirmation.json";
-}
-
-std::optional<Outcome> confirmed_best(const std::filesystem::path& results_file, const std::string& key,
-                                      const std::vector<Outcome>& outcomes) {
-  const auto best = best_of(outcomes);
-  const auto path = confirmation_path(results_file);
-  std::error_code ec;
-  if (!best || !std::filesystem::exists(path, ec)) return best;
-  try {
-    const auto verdict = nlohmann::json::parse(read_file(path));
-    if (verdict.value("key", std::string()) != key) return best;  // another key's verdict
-    bool contender = false;
-    for (const auto& k : verdict.at("contenders")) contender = contender || k.at("label").get<std::string>() == best->label;
-    if (!contender) return best;  // the tuning went on since: a newer best
-    for (const auto& k : verdict.at("contenders"))
-      if (k.value("winner", false))
-        for (const auto& o : outcomes)
-          if (o.label == k.at("label").get<std::string>() && is_success(o.status)) {
-            Outcome winner = o;
-            winner.objective = k.at("median_ms").get<double>();
-            winner.extra["confirmation"] = verdict;
-            return winner;
-          }
-  } catch (const std::exception&) {
-  }
-  return best;
 }
 
 nlohmann::json Confirmation::to_json() const {

@@ -48,23 +48,11 @@ struct Confirmation {
   std::vector<std::string> describe() const;
 };
 
-/// The contenders among `outcomes`: successful, not flagged suspicious (best_of's rule), median
+/// The contenders among `outcomes`: crownable (crown.hpp), median
 /// within options.margin of the best; the best first, at most options.max_contenders. Fewer than
 /// two: nothing to confirm.
 std::vector<Outcome> near_ties(const std::vector<Outcome>& outcomes, const ConfirmOptions& options);
 
-/// Where a tuning keeps its near-tie verdict: beside its results file (or tuning database file),
-/// as <results>.confirmation.json: {"key", "rounds", "contenders": [...], "changed"} (to_json and
-/// the results' key).
-std::filesystem::path confirmation_path(const std::filesystem::path& results_file);
-
-/// The winner of stored outcomes: best_of(outcomes), unless the verdict beside `results_file` was
-/// made for `key` and has best_of's configuration among its contenders: then its winner's outcome,
-/// objective = the winner's confirmed median, extra.confirmation = the verdict. So `tune` after a
-/// reconfigure, `tune --cached` and `header --database` crown what the tuning crowned. A verdict
-/// that cannot be read is ignored (best_of).
-std::optional<Outcome> confirmed_best(const std::filesystem::path& results_file, const std::string& key,
-                                      const std::vector<Outcome>& outcomes);
 
 /// Prepares each contender (keeping its artifact), measures them interleaved for options.rounds
 /// rounds through `backend` (one configuration at a time), and picks the winner. A contender whose

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "loop/crown.hpp"
 #include "loop/significance.hpp"
 #include "util/text.hpp"
 
@@ -137,7 +138,7 @@ class Loop {
     drain();
     write_held();  // the budget ended before the setup was judged: the failures are outcomes
     if (report_.outcomes.size() > printed) print_progress();
-    report_.best = best_of(report_.outcomes);
+    report_.best = crown(report_.outcomes);
     report_.counts = count_statuses(report_.outcomes);
     report_.wall_s = seconds_since(start_);
     report_.stages = summarize_stages(fresh_, report_.wall_s);
@@ -540,7 +541,7 @@ class Loop {
       failures += n;
       detail += (detail.empty() ? "" : ", ") + status + " " + std::to_string(n);
     }
-    auto best = best_of(report_.outcomes);
+    auto best = crown(report_.outcomes);
     char line[256];
     std::snprintf(line, sizeof line, "[adaexplore] %s: %zu/%zu evaluations, best %s, failures %zu%s%s%s, %.1f s",
                   options_.kernel.c_str(), report_.outcomes.size(), options_.budget,
@@ -589,20 +590,6 @@ class Loop {
 };
 
 }  // namespace
-
-std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes) {
-  // The harness's sanity gates fired (extra.suspicious, see program_outcome.hpp): recorded, never crowned.
-  const auto suspicious = [](const Outcome& o) {
-    const auto it = o.extra.find("suspicious");
-    if (it == o.extra.end()) return false;
-    return it->is_array() ? !it->empty() : it->is_string() && !it->get<std::string>().empty();
-  };
-  std::optional<Outcome> best;
-  for (const auto& o : outcomes)
-    if (is_success(o.status) && o.objective && !suspicious(o) && (!best || *o.objective < *best->objective))
-      best = o;
-  return best;
-}
 
 bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window) {
   if (outcomes.empty() || outcomes.size() < window) return false;

@@ -77,12 +77,6 @@ struct TuneReport {
 TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backend, Strategy& strategy,
                       const TuneOptions& options, ResultsWriter* writer, const std::vector<Outcome>& previous = {});
 
-/// The best successful outcome (lowest objective; ties broken by evaluation order), if any.
-/// Outcomes whose extra has a non-empty "suspicious" (the benchmark harness's sanity gates: a
-/// median under the launch-overhead floor, a bandwidth above the device's peak, clock slowdowns;
-/// harness_common.hpp) are skipped: they keep their status (ok or slow) and stay in the results,
-/// but cannot become the winner. When every successful outcome is suspicious there is none.
-std::optional<Outcome> best_of(const std::vector<Outcome>& outcomes);
 /// Whether `outcomes` are what a broken setup leaves: at least `window` (and one) of them, none
 /// successful, all failed in the same way (status and first message line, digits aside). The
 /// tuning stops with a SetupError then and keeps none of its own failures in the results file; a

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "store/database.hpp"
+#include "store/key.hpp"
 #include "evaluate/resource_check.hpp"
 #include "store/results.hpp"
 #include "model/spec.hpp"

@@ -1,5 +1,5 @@
-// `merge`: records of results files from other machines (databases, build trees, single files)
-// copied into one tuning database, with their provenance. The contract is in database.hpp.
+#include "store/merge.hpp"
+
 #include <algorithm>
 #include <map>
 #include <regex>

@@ -1,0 +1,114 @@
+// Crowning (crown.hpp): the fastest crownable outcome, the near-tie verdict beside the results,
+// configurations excluded at another size.
+#include "loop/crown.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "test_support.hpp"
+
+namespace adaexplore {
+namespace {
+
+Outcome timed(const Space& space, int x, Status status, double ms) {
+  Outcome o;
+  o.config = space.config_from_texts({{"X", std::to_string(x)}});
+  o.label = space.label(o.config);
+  o.status = status;
+  if (is_success(status)) o.objective = ms;
+  return o;
+}
+
+TEST(Crown, TheLowestSuccessfulObjectiveTiesToTheEarlier) {
+  auto make = [](Config c, Status st, std::optional<double> ms) {
+    Outcome o;
+    o.config = c;
+    o.status = st;
+    o.objective = ms;
+    return o;
+  };
+  EXPECT_FALSE(crown({}));
+  EXPECT_FALSE(crown({make({0, 0}, Status::crash, std::nullopt)}));
+  const std::vector<Outcome> all = {make({1, 0}, Status::ok, 3.0), make({2, 0}, Status::wrong_result, 0.5),
+                                    make({3, 0}, Status::slow, 2.0), make({4, 0}, Status::ok, 2.0),
+                                    make({5, 0}, Status::ok, std::nullopt)};
+  ASSERT_TRUE(crown(all));
+  EXPECT_EQ(crown(all)->config, (Config{3, 0}));
+}
+
+// Rule 3: a verdict beside the results file crowns its winner with its confirmed median
+// while it belongs to the same key and the stored best is among its contenders.
+TEST(Crown, AVerdictOfTheSameKeyWhoseContendersHoldTheBestCrownsItsWinner) {
+  const Space space({test::range("X", 4)}, {});
+  const std::vector<Outcome> all = {timed(space, 0, Status::ok, 1.00), timed(space, 1, Status::ok, 1.01),
+                                    timed(space, 2, Status::ok, 2.00)};
+  const auto dir = test::fresh_test_directory("confirm");
+  const auto results = dir / "results.jsonl";
+  EXPECT_EQ(crown(all, {results, "k1"})->label, "X=0");  // no verdict: the fastest
+  auto write_verdict = [&](const std::string& key, const std::string& first) {
+    nlohmann::json v = {{"key", key},
+                        {"rounds", 3},
+                        {"contenders",
+                         {{{"label", first}, {"median_ms", 1.02}, {"winner", false}},
+                          {{"label", "X=1"}, {"median_ms", 0.99}, {"winner", true}}}}};
+    std::ofstream(confirmation_path(results)) << v.dump();
+  };
+  write_verdict("k1", "X=0");
+  const auto crowned = crown(all, {results, "k1"});
+  ASSERT_TRUE(crowned);
+  EXPECT_EQ(crowned->label, "X=1");
+  EXPECT_DOUBLE_EQ(*crowned->objective, 0.99);
+  EXPECT_TRUE(crowned->extra.contains("confirmation"));
+  EXPECT_EQ(crown(all, {results, "k2"})->label, "X=0");  // another key's verdict
+  write_verdict("k1", "X=3");
+  EXPECT_EQ(crown(all, {results, "k1"})->label, "X=0");  // the best is not among its contenders
+  std::ofstream(confirmation_path(results)) << "{broken";
+  EXPECT_EQ(crown(all, {results, "k1"})->label, "X=0");  // unreadable: ignored
+  std::filesystem::remove_all(dir);
+}
+
+// Rule 4: an excluded configuration never wins, neither as the fastest nor as the verdict's winner.
+TEST(Crown, AnExcludedConfigurationNeverWinsNorDoesAVerdictNamingIt) {
+  const Space space({test::range("X", 4)}, {});
+  const std::vector<Outcome> all = {timed(space, 0, Status::ok, 1.00), timed(space, 1, Status::ok, 1.01),
+                                    timed(space, 2, Status::ok, 2.00)};
+  const auto dir = test::fresh_test_directory("crown");
+  const auto results = dir / "results.jsonl";
+  const std::set<Config> fastest = {all[0].config}, second = {all[1].config};
+  EXPECT_EQ(crown(all, {{}, "", &fastest})->label, "X=1");
+  nlohmann::json v = {{"key", "k1"},
+                      {"rounds", 3},
+                      {"contenders",
+                       {{{"label", "X=0"}, {"median_ms", 1.02}, {"winner", false}},
+                        {{"label", "X=1"}, {"median_ms", 0.99}, {"winner", true}}}}};
+  std::ofstream(confirmation_path(results)) << v.dump();
+  EXPECT_DOUBLE_EQ(*crown(all, {results, "k1", &fastest})->objective, 0.99);  // the verdict's winner, allowed
+  const auto without_winner = crown(all, {results, "k1", &second});  // the verdict's winner excluded
+  ASSERT_TRUE(without_winner);
+  EXPECT_EQ(without_winner->label, "X=0");
+  EXPECT_DOUBLE_EQ(*without_winner->objective, 1.00);  // its tuning median: no verdict applies
+  const std::set<Config> all_but_last = {all[0].config, all[1].config};
+  EXPECT_EQ(crown(all, {results, "k1", &all_but_last})->label, "X=2");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Crown, CrownableIsASuccessWithATrustedObjective) {
+  const Space space({test::range("X", 4)}, {});
+  Outcome o = timed(space, 0, Status::ok, 1.0);
+  EXPECT_TRUE(crownable(o));
+  o.extra["suspicious"] = nlohmann::json::array();
+  EXPECT_TRUE(crownable(o));  // an empty list: nothing flagged
+  o.extra["suspicious"] = {"bandwidth above the device's peak"};
+  EXPECT_FALSE(crownable(o));
+  o.extra["suspicious"] = "median under the launch-overhead floor";
+  EXPECT_FALSE(crownable(o));
+  EXPECT_FALSE(crownable(timed(space, 1, Status::wrong_result, 1.0)));
+  Outcome no_time = timed(space, 2, Status::slow, 1.0);
+  no_time.objective.reset();
+  EXPECT_FALSE(crownable(no_time));
+}
+
+}  // namespace
+}  // namespace adaexplore

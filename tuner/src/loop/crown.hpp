@@ -1,0 +1,48 @@
+// Crowning: which outcome a header names as a key's winner, decided here and nowhere else (the
+// tuning's progress lines, `tune`, `tune --cached`, `header --database`, the report, the sizes'
+// header and their verification rounds all ask crown()).
+//
+//  1. Only a crownable outcome can win: a success (ok or slow) with an objective whose timing the
+//     harness trusts: its extra has no non-empty "suspicious" (the harness's sanity gates: a
+//     median under the launch-overhead floor, a bandwidth above the device's peak, clock
+//     slowdowns; harness_common.hpp). A suspicious outcome keeps its status and stays in the
+//     results, but never wins.
+//  2. The fastest crownable outcome wins (lowest objective; ties to the earlier evaluation) ...
+//  3. ... unless a near-tie verdict (confirm.hpp) lies beside the results file, was made for this
+//     key and has that fastest outcome among its contenders: then the verdict's winner, with the
+//     median of its rounds as objective and the verdict as extra.confirmation. A verdict that
+//     cannot be read is ignored; one whose contenders lack the fastest is outdated (the tuning
+//     went on).
+//  4. Configurations `excluded` (a kernel with sizes: unusable at another size, command_tune.cpp)
+//     cannot win: when the outcome of 2-3 is one, the fastest crownable outcome of the others.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/outcome.hpp"
+
+namespace adaexplore {
+
+/// Rule 1: a success with an objective and no extra.suspicious.
+bool crownable(const Outcome& o);
+
+/// Where the evidence beyond the outcomes lies (rules 3 and 4); the default: none.
+struct CrownEvidence {
+  std::filesystem::path results_file;  // the verdict is confirmation_path(results_file); empty: none
+  std::string key;                     // the results' key the verdict must name
+  const std::set<Config>* excluded = nullptr;  // rule 4; null: none
+};
+
+/// The winner of `outcomes` (rules 1-4); none when no outcome is crownable (and not excluded).
+std::optional<Outcome> crown(const std::vector<Outcome>& outcomes, const CrownEvidence& evidence = {});
+
+/// Where a tuning keeps its near-tie verdict: beside its results file (or tuning database file),
+/// as <results>.confirmation.json: {"key", "rounds", "contenders": [...], "changed"}
+/// (Confirmation::to_json and the results' key).
+std::filesystem::path confirmation_path(const std::filesystem::path& results_file);
+
+}  // namespace adaexplore
