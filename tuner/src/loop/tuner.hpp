@@ -2,6 +2,9 @@
 // in parallel ahead of measurement, measured one at a time, observed, appended to the results.
 // A successful baseline calibrates the backend (Backend::calibrate) and is the reference of the
 // status `slow`: a new `ok` outcome significantly slower than it (significance.hpp) becomes `slow`.
+// The loop (tuner.cpp) keeps the budget, the time limit and the progress lines; the pipeline
+// (pipeline.hpp) prepares and measures; the recorder (recorder.hpp) records; the winner is
+// crowned by crown.hpp.
 #pragma once
 
 #include <iosfwd>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "evaluate/backend.hpp"
+#include "loop/clock.hpp"
 #include "store/results.hpp"
 #include "loop/stage_summary.hpp"
 #include "search/strategy.hpp"
@@ -23,13 +27,13 @@ struct TuneOptions {
   std::size_t budget = 100;       // evaluations, baseline and resumed ones included
   bool evaluate_baseline = true;  // false: no baseline evaluation first (replay benchmarks)
   double time_limit_s = 0;        // wall-clock limit for new evaluations; 0 = none
-  std::size_t batch = 0;          // proposals per round; 0 = as many as can start compiling now (tuner.cpp)
+  std::size_t batch = 0;          // proposals per round; 0 = as many as can start compiling now (pipeline.cpp)
   /// Configurations in flight at most (proposed and not yet observed: queued, compiling, waiting,
   /// measuring); the strategy is asked again as soon as fewer are, so each proposal is made
   /// without the outcomes of at most in_flight - 1 others. The defaults and `warm_start` are
   /// queued at the start regardless (and count). Overrides `batch`. 0 = automatic (`batch`
   /// unset): as many as keep the measuring workers busy, from the measured compile and
-  /// measurement times (tuner.cpp, depth()); with one compile worker, one at a time.
+  /// measurement times (pipeline.cpp, depth()); with one compile worker, one at a time.
   std::size_t in_flight = 0;
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
   std::ostream* progress = nullptr;      // when set, one line per `batch` outcomes (0: max(8, 2 x parallelism))
@@ -39,6 +43,9 @@ struct TuneOptions {
   /// them like its own): e.g. the best configurations of earlier keys of a tuning database.
   /// Configurations already measured or violating a constraint are skipped; the budget applies.
   std::vector<Config> warm_start;
+  /// The clock of the time limit, the wall times and the progress lines (clock.hpp); null: the
+  /// steady clock. Tests give one of their own.
+  const Clock* clock = nullptr;
 };
 
 struct TuneReport {

@@ -1,0 +1,125 @@
+#include "loop/recorder.hpp"
+
+#include <ostream>
+
+#include "loop/significance.hpp"
+#include "util/text.hpp"
+
+namespace adaexplore {
+
+Recorder::Recorder(Backend& backend, Strategy& strategy, const TuneOptions& options, ResultsWriter* writer,
+                   Config baseline)
+    : backend_(backend),
+      strategy_(strategy),
+      options_(options),
+      writer_(writer),
+      baseline_(std::move(baseline)) {}
+
+void Recorder::resume(const std::vector<Outcome>& previous) {
+  // record() adopts the baseline wherever its outcome comes from: a previous run, this
+  // evaluation, or another process sharing the results file (take_foreign). Without
+  // evaluate_baseline (replays) only a previous run's outcome is the baseline.
+  for (const auto& o : previous) record(o, /*fresh=*/false);
+  adopt_arrivals_ = options_.evaluate_baseline;
+}
+
+void Recorder::measured(Outcome o) {
+  classify_slow(o);
+  record(o, /*fresh=*/true);
+}
+
+void Recorder::record(const Outcome& o, bool fresh) {
+  seen_.insert(o.config);
+  report_.outcomes.push_back(o);
+  if (o.config == baseline_) baseline_pending_ = false;
+  if (adopt_arrivals_ && !report_.baseline && o.config == baseline_) {
+    report_.baseline = o;
+    adopt_baseline();
+  }
+  strategy_.observe(o);
+  if (!fresh) return;
+  ++report_.new_evaluations;
+  fresh_.push_back(o);
+  if (is_success(o.status)) check_same_timing();
+  if (!writer_) return;
+  if (setup_in_doubt()) {
+    held_.push_back(o);
+    return;
+  }
+  write_held();
+  append(o);
+}
+
+void Recorder::append(const Outcome& o) {
+  writer_->append(o);
+  for (const auto& other : writer_->take_foreign())  // appended by other processes
+    if (!seen_.count(other.config)) record(other, /*fresh=*/false);
+}
+
+// Whether every outcome so far failed in the same way, with none successful: the setup may be
+// broken (check_setup), and new failures are then held back from the results file (held_).
+// Once false it stays false (outcomes are only added).
+bool Recorder::setup_in_doubt() {
+  if (setup_judged_) return false;
+  const auto& all = report_.outcomes;
+  if (all.empty() || setup_failures_only(all, 1)) return true;
+  setup_judged_ = true;
+  return false;
+}
+
+void Recorder::write_held() {
+  if (!writer_ || held_.empty()) return;
+  std::vector<Outcome> held = std::move(held_);
+  held_.clear();
+  for (const auto& o : held) append(o);
+}
+
+// A successful baseline calibrates the backend (its run time limit) and becomes the reference of
+// the `slow` status when it has a timing.
+void Recorder::adopt_baseline() {
+  if (!report_.baseline || !is_success(report_.baseline->status)) return;
+  backend_.calibrate(*report_.baseline);
+  if (report_.baseline->timing) baseline_timing_ = *report_.baseline->timing;
+}
+
+void Recorder::classify_slow(Outcome& o) const {
+  if (!baseline_timing_ || o.status != Status::ok || !o.timing || o.config == baseline_) return;
+  const SlowdownEvidence e = compare_with_baseline(*o.timing, *baseline_timing_);
+  if (!e.slower) return;
+  o.status = Status::slow;
+  o.message = e.describe() + (o.message.empty() ? "" : "\n" + o.message);
+  o.extra["slowdown"] = {{"test", to_string(e.test)},
+                         {"statistic", e.statistic},
+                         {"p_value", e.p_value},
+                         {"median_ratio", e.median_ratio},
+                         {"baseline_median_ms", e.baseline_median_ms}};
+}
+
+// The same-timing gate (stage_summary.hpp), warned once per tuning.
+void Recorder::check_same_timing() {
+  if (same_timing_warned_) return;
+  const auto warning = same_timing_warning(fresh_);
+  if (!warning) return;
+  same_timing_warned_ = true;
+  report_.warnings.push_back(*warning);
+  if (options_.warnings)
+    *options_.warnings << "[adaexplore] " << options_.kernel << ": warning: " << *warning << std::endl;
+}
+
+bool Recorder::setup_broken() const { return setup_failures_only(report_.outcomes, options_.setup_failure_window); }
+
+void Recorder::check_setup() const {
+  const auto& all = report_.outcomes;
+  if (!setup_broken()) return;
+  throw SetupError("every one of the first " + std::to_string(all.size()) + " configurations failed with " +
+                   to_string(all.front().status) +
+                   " in the same way: the setup is broken, not the configurations (compiler, flags, "
+                   "architecture or benchmark reference); " +
+                   (held_.empty() ? std::string()
+                                  : "these " + std::to_string(held_.size()) +
+                                        " failures are not kept in the results file, so the tuning after the "
+                                        "fix evaluates them again; ") +
+                   "first configuration " + all.front().label + ":\n" + truncate_middle(all.front().message, 4000));
+}
+
+}  // namespace adaexplore
