@@ -1,7 +1,9 @@
 #include "util/process.hpp"
 #include "test_support.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <future>
 #include <csignal>
 #include <fstream>
 #include <thread>
@@ -204,6 +206,62 @@ TEST(FindProgram, SearchesThePath) {
   EXPECT_TRUE(find_program("adaexplore-no-such-program").empty());
   EXPECT_EQ(find_program("/bin/sh"), fs::path("/bin/sh"));
   EXPECT_TRUE(find_program("/nonexistent/sh").empty());
+}
+
+}  // namespace
+}  // namespace adaexplore
+
+namespace adaexplore {
+namespace {
+
+// spawn_mutex(): run_process creates its child only while it holds the lock, so no other thread's
+// fork can take the child's pipes along (process.hpp says how that hung a tuning).
+TEST(SpawnMutex, RunProcessCreatesItsChildOnlyUnderTheLock) {
+  const auto dir = test::fresh_test_directory("spawn-lock");
+  const auto mark = dir / "started";
+  std::unique_lock<std::mutex> held(spawn_mutex());
+  auto run = std::async(std::launch::async, [&] { return run_process({"touch", mark.string()}); });
+  EXPECT_EQ(run.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  EXPECT_FALSE(std::filesystem::exists(mark)) << "the child started while another thread held spawn_mutex()";
+  held.unlock();
+  ASSERT_EQ(run.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  EXPECT_TRUE(run.get().ok());
+  EXPECT_TRUE(std::filesystem::exists(mark));
+  std::filesystem::remove_all(dir);
+}
+
+// The failing case itself: short children started from several threads while long-lived ones are
+// started too. Before spawn_mutex(), a long-lived child could inherit a short one's exec-error
+// pipe, and that run_process then waited for the long one to end (here 3 s) instead of returning
+// within milliseconds. A race, so this only can catch it; the test above pins the mechanism.
+TEST(SpawnMutex, ShortChildrenBesideLongLivedOnesReturnPromptly) {
+  std::atomic<bool> done{false};
+  std::atomic<double> slowest_ms{0};
+  auto long_lived = std::async(std::launch::async, [&] {
+    std::vector<std::future<ProcessResult>> sleepers;
+    while (!done && sleepers.size() < 40) {
+      sleepers.push_back(std::async(std::launch::async, [] { return run_process({"sleep", "3"}); }));
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    for (auto& s : sleepers) s.get();
+    return sleepers.size();
+  });
+  std::vector<std::future<void>> shorts;
+  for (int t = 0; t < 3; ++t)
+    shorts.push_back(std::async(std::launch::async, [&] {
+      for (int i = 0; i < 60; ++i) {
+        const ProcessResult r = run_process({"true"});
+        EXPECT_TRUE(r.ok()) << r.describe();
+        double seen = slowest_ms.load();
+        while (r.wall_ms > seen && !slowest_ms.compare_exchange_weak(seen, r.wall_ms)) {
+        }
+      }
+    }));
+  for (auto& s : shorts) s.get();
+  done = true;
+  EXPECT_GT(long_lived.get(), 0u);
+  // `true` takes milliseconds; a run held by a sleeper's copy of its pipe takes up to 3 s.
+  EXPECT_LT(slowest_ms.load(), 2500.0) << "a short child's run waited for a long-lived child";
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,18 +75,24 @@ struct Runner::Impl {
 
   void start() {
     stop(/*kill=*/true);
-    to_runner = std::make_unique<bp::opstream>();
-    from_runner = std::make_unique<bp::ipstream>();
-    group = std::make_unique<bp::group>();
     std::error_code ec;
     std::vector<std::string> args(command.begin() + 1, command.end());
     bp::environment env = boost::this_process::environment();
     for (const auto& [k, v] : environment) env[k] = v;
     start_watchdog();  // the runner's group dies with the tuner (process.hpp)
+    // Its pipes too are made under spawn_mutex(): no other child may inherit them (process.hpp).
+    std::lock_guard<std::mutex> spawning(spawn_mutex());
+    to_runner = std::make_unique<bp::opstream>();
+    from_runner = std::make_unique<bp::ipstream>();
+    group = std::make_unique<bp::group>();
     child = std::make_unique<bp::child>(command.front(), bp::args(args), bp::std_in<*to_runner,
                                         bp::std_out> * from_runner,
                                         bp::std_err > log_file.string(), env, *group,
                                         bp::extend::on_exec_setup = [](auto&) { watch_own_group(); }, ec);
+    // The tuner's ends of the runner's pipes are not for the compilers started later: a compiler
+    // holding the runner's stdin would keep the runner from seeing its end (stop()).
+    ::fcntl(to_runner->pipe().native_sink(), F_SETFD, FD_CLOEXEC);
+    ::fcntl(from_runner->pipe().native_source(), F_SETFD, FD_CLOEXEC);
     if (ec) {
       unwatch_group(child->id());
       child.reset();

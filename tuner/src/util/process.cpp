@@ -97,7 +97,14 @@ void send_record(std::int32_t record, pid_t owner) noexcept {
 
 }  // namespace
 
+std::mutex& spawn_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 void start_watchdog() {
+  std::lock_guard<std::mutex> spawning(spawn_mutex());  // a recursive_mutex is not needed: callers
+                                                        // start the watchdog before they lock it
   std::lock_guard<std::mutex> lock(watchdog_mutex);
   if (watchdog_socket.load() >= 0 && watchdog_owner.load() == ::getpid()) return;
   int sockets[2];
@@ -186,13 +193,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   const auto start = std::chrono::steady_clock::now();
   try {
     start_watchdog();
-    bp::group group;
     std::error_code ec;
+    std::unique_lock<std::mutex> spawning(spawn_mutex());  // spawn_mutex(): one child created at a time
+    bp::group group;
     bp::child child(exe.string(), bp::args(args), bp::std_out > out_path.string(), bp::std_err > err_path.string(),
                     bp::std_in < (options.stdin_file.empty() ? std::string("/dev/null") : options.stdin_file.string()),
                     bp::start_dir(options.working_directory.empty() ? std::filesystem::current_path().string()
                                                                     : options.working_directory.string()),
                     env, group, bp::extend::on_exec_setup = [](auto&) { watch_own_group(); }, ec);
+    spawning.unlock();
     if (ec) {
       r.failed_to_start = true;
       r.error = exe.string() + ": " + ec.message();

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <filesystem>
+#include <mutex>
 #include <map>
 #include <optional>
 #include <string>
@@ -54,6 +55,17 @@ std::string read_captured(const std::filesystem::path& path, std::size_t limit =
 
 /// Runs argv[0] (looked up in PATH when it has no '/') with arguments argv[1...].
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+/// Held while a child process is created, by whatever creates one (run_process, the runner, the
+/// watchdog's fork): children are started one at a time. Boost.Process makes each child's pipes
+/// (the exec-error pipe that its constructor reads until exec closes it, the runner's stdin and
+/// stdout) with pipe() and marks them close-on-exec afterwards; a child forked by another thread
+/// in between inherits them and keeps them open for its whole life. A long-lived one (the runner,
+/// the watchdog) holding another child's exec-error pipe left that constructor reading forever:
+/// a compile never returned and the tuning hung (seen 2026-12-04 in
+/// KernelUnitCompileTest.WithoutTheHarnessKernelsSourceTheBenchmarkIsCompiledWithNvccAtOnce: the
+/// runner held the harness compile's exec-error pipe).
+std::mutex& spawn_mutex();
 
 /// Starts this process's watchdog (above) unless it runs already; call before starting a child
 /// that calls watch_own_group(). After a fork, the new process starts its own. Throws
