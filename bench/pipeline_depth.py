@@ -2,7 +2,7 @@
 """Pipeline-depth benchmark: what the failure learning and the search lose when proposals are made
 without the outcomes of the configurations still in flight.
 
-A real tuning compiles configurations in parallel ahead of the GPU (tuner.cpp): when the strategy
+A real tuning compiles configurations in parallel ahead of the GPU (tuner/src/loop/pipeline.cpp): when the strategy
 is asked for the next configuration, the ones still compiling, compiled and waiting, or measuring
 have no outcome yet, so it cannot learn from them. `adaexplore-tuner replay --in-flight N` replays
 a recorded space as such a tuning: N configurations in flight, one more proposed as each is
@@ -18,7 +18,7 @@ wasted evaluations summed over the spaces and the ratio averaged over them, minu
 first depth of --depths; mean and standard error of those differences.
 
 Depth 17 is the loop before 2026-12-01 on the H200 machine (16 compile workers and one
-measurement). The automatic depth of a real tuning (tuner.cpp, depth()) is not replayed: it starts
+measurement). The automatic depth of a real tuning (tuner/src/loop/pipeline.cpp, depth()) is not replayed: it starts
 at 8 blind proposals and follows the measured compile and measurement times; on the transpose
 failure space on the H200 it was ceil(1.5 x 3.7 s / 1.16 s) + 1 = 6, between the depths 4 and 7
 replayed here.

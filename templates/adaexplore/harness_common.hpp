@@ -56,7 +56,7 @@
 //    flush buffer), "setup.buffers" (input(), inout(), output(): random fill, cudaMalloc,
 //    copies), "verify.download" (download(), gather() and nonfinite() during the verification).
 // "suspicious" (present only when not empty): reasons to distrust an "ok" timing; the tuner
-//    records such an outcome but never crowns it (best_of in tuner/src/loop/tuner.hpp). The CUDA
+//    records such an outcome but never crowns it (crown() in tuner/src/loop/crown.hpp). The CUDA
 //    harness flags a median under the 0.002 ms launch-overhead floor (the benchmark may time no
 //    kernel), a bandwidth (figures' bytes / median) above 1.05 x the device's peak memory
 //    bandwidth when the bytes exceed twice the L2 size (peak_bandwidth_gbs: 2 x memory clock x

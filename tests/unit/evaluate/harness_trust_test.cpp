@@ -14,7 +14,6 @@
 #include "../../../templates/adaexplore/harness_common.hpp"
 #include "evaluate/backends.hpp"
 #include "evaluate/program_outcome.hpp"
-#include "loop/tuner.hpp"
 #include "test_support.hpp"
 #include "loop/crown.hpp"
 
@@ -338,7 +337,7 @@ TEST_F(TrustRecordTest, MalformedStagesOrSuspiciousBreakTheProtocol) {
   EXPECT_NE(o.message.find("\"suspicious\" is not an array of strings"), std::string::npos) << o.message;
 }
 
-TEST(BestOfTrust, SuspiciousOutcomesAreNeverCrowned) {
+TEST(CrownTrust, SuspiciousOutcomesAreNeverCrowned) {
   auto make = [](Config c, double ms, nlohmann::json suspicious) {
     Outcome o;
     o.config = c;

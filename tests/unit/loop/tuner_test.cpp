@@ -483,7 +483,9 @@ TEST(Tuner, OneLongMeasurementDoesNotHoldUpTheOtherGpu) {
 // permit, and each observation gives one: a loop that recorded the finished measurement only
 // once the compile it waits for was done would wait for a permit only that recording gives, and
 // the compile gives up after 10 s instead (timed_out). No timing is asserted: a correct loop
-// never waits for a permit that does not come.
+// never waits for a permit that does not come. Catching a regression relies on the 20 ms
+// measurement: a loop thread stalled longer records it at the top of the loop instead, so a
+// regressed loop fails almost surely over the rounds, but slowly (up to 10 s a round).
 class GatedCompileTwoGpuBackend : public FakeBackend {
  public:
   GatedCompileTwoGpuBackend() : FakeBackend(2) {}

@@ -24,7 +24,6 @@
 #include "model/spec.hpp"
 #include "loop/tuner.hpp"
 #include "util/text.hpp"
-#include "util/hash.hpp"
 #include "util/files.hpp"
 #include "store/profiles.hpp"
 
@@ -181,7 +180,7 @@ std::vector<Config> database_warm_start(const TuneArgs& a, const Spec& spec, con
 // verdict is kept beside the results file (confirmation_path: <results>.confirmation.json, in the
 // tuning database too) with the results' key: a later run of the same key that evaluates nothing
 // new (a reconfigure), `tune --cached` and `header --database` crown the same winner with the same
-// figure (confirmed_best), so the header stays byte-identical; a run with new evaluations confirms
+// figure (crown), so the header stays byte-identical; a run with new evaluations confirms
 // afresh (or, with --confirm-rounds 0 or past the time limit, drops the old verdict).
 void confirm_winner(const TuneArgs& a, const std::string& label, const std::filesystem::path& results,
                     const std::string& key, Backend& backend, TuneReport& report) {
@@ -341,7 +340,7 @@ std::vector<ProfileTarget> profile_targets_of(const Spec& spec, const Outcome& w
 }
 
 // Staged profiling (--profile): after the search, ncu on the winner, the defaults and up to 3
-// finalists, appended as one batch beside the results (profile.hpp profiles_path). Only when the
+// finalists, appended as one batch beside the results (store/profiles.hpp profiles_path). Only when the
 // newest batch of the key has no successful profile of this winner (a reconfigure with nothing
 // new profiles nothing; a failed one is tried again). `backend`: null when the tuning failed.
 // Returns why there are no profiles, for the report, or "".

@@ -1,7 +1,6 @@
 #include "emit/header_info.hpp"
 
 #include "loop/crown.hpp"
-#include "loop/tuner.hpp"  // count_statuses
 
 namespace adaexplore {
 

@@ -16,7 +16,8 @@
 namespace adaexplore {
 
 /// What every header of `spec` states: kernel, namespace, backend (spec.backend) and `source`
-/// ("tuned", or "defaults" with the `reason` no tuning happened).
+/// ("tuned", or "defaults" with the `reason` no tuning happened; "" for the common part of a
+/// header of several GPUs, whose entries each say theirs).
 HeaderInfo header_info(const Spec& spec, const std::string& source, const std::string& reason = "");
 
 /// A tuned header's provenance from one key's outcomes: header_info(spec, "tuned"), device and

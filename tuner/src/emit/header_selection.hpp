@@ -11,7 +11,6 @@
 
 #include "model/spec.hpp"
 #include "store/database.hpp"
-#include "store/results.hpp"
 
 namespace adaexplore {
 

@@ -10,7 +10,6 @@
 
 #include <boost/math/distributions/binomial.hpp>
 
-#include "loop/confirm.hpp"
 #include "loop/crown.hpp"
 #include "learn/failure_summary.hpp"
 #include "learn/knowledge_base.hpp"
@@ -18,7 +17,6 @@
 #include "loop/significance.hpp"
 #include "model/spec.hpp"
 #include "loop/stage_summary.hpp"
-#include "loop/tuner.hpp"
 #include "util/files.hpp"
 #include "store/profiles.hpp"
 

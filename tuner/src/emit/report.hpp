@@ -97,8 +97,8 @@ struct ReportInput {
 };
 
 /// The input of a results file and its spec: the records' "finished" times, the defaults of the
-/// spec, the crowned winner (confirmed_best with the file's key), the newest profile batch of the
-/// key beside it (profile.hpp latest_profile_batch).
+/// spec, the crowned winner (crown() with the near-tie verdict of the file's key), the newest profile batch of the
+/// key beside it (store/profiles.hpp latest_profile_batch).
 /// Throws ResultsError for an unreadable file (results.hpp).
 ReportInput report_input_from_results(const Spec& spec, const std::filesystem::path& results);
 /// The input of a replay trace (`replay --json`, one run): the space is the parameters and values

@@ -64,7 +64,7 @@ class Backend {
     return measure(prepared);
   }
   /// The headers the template and the benchmark include, which the results' key covers
-  /// (database.hpp key_parts "includes"): [{"name": file name, "hash": content hash}], sorted,
+  /// (store/key.hpp key_parts "includes"): [{"name": file name, "hash": content hash}], sorted,
   /// without the toolkit's, the system's and the harness's. Empty (the default) for a backend
   /// without sources. ProgramBackend asks the compiler (program_backend.hpp). `outputs`: files
   /// and folders (absolute) whose headers are left out too: the tuned headers.

@@ -80,7 +80,7 @@ class CompileCache {
     std::string hash;            // content_hash of its bytes
   };
   /// The headers of `dependency_file` that an entry records (store): canonical, in the file's
-  /// order, those under an ignored prefix or in `own_folder` left out. Throws (render.hpp
+  /// order, those under an ignored prefix or in `own_folder` left out. Throws (util/files.hpp
   /// read_file) when the file or a header cannot be read.
   std::vector<Header> headers(const std::filesystem::path& dependency_file, const std::filesystem::path& own_folder) const;
   /// Their paths alone (the same filter, nothing read but `dependency_file`).

@@ -26,7 +26,7 @@ std::string signal_name(int signal);
 ///   time-out (after `time_limit_s`) -> timeout, extra.timeout_stage "run"; a valid record -> its status, objective =
 ///   time_ms.median, timing, extra = figures + verification + warmup_runs + kernels (the driver's
 ///   view, harness.cuh check_launch) + suspicious (the harness's sanity gates that fired: an
-///   outcome with any keeps its status but never wins, see best_of) + clocks (NVML), stage_ms +=
+///   outcome with any keeps its status but never wins, see loop/crown.hpp) + clocks (NVML), stage_ms +=
 ///   the record's stages_ms (setup, verify, warmup, measure; wall-clock ms; both optional, older
 ///   harnesses write neither); a resource_limit whose record has a kernel with
 ///   "launchable": false says in its message that the static rules missed it (the static check

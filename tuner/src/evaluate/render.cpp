@@ -1,12 +1,7 @@
 #include "evaluate/render.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace adaexplore {
 namespace {

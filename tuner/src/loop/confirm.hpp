@@ -53,7 +53,6 @@ struct Confirmation {
 /// two: nothing to confirm.
 std::vector<Outcome> near_ties(const std::vector<Outcome>& outcomes, const ConfirmOptions& options);
 
-
 /// Prepares each contender (keeping its artifact), measures them interleaved for options.rounds
 /// rounds through `backend` (one configuration at a time), and picks the winner. A contender whose
 /// preparation or any round does not succeed drops out, its status in `failure`.

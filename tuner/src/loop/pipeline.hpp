@@ -7,6 +7,7 @@
 // measuring workers busy. What becomes of an outcome is the client's (the loop: recorder.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <deque>
 #include <future>
@@ -47,6 +48,9 @@ class Pipeline {
  public:
   Pipeline(const Space& space, Backend& backend, Strategy& strategy, const TuneOptions& options, const Clock& clock,
            PipelineClient& client, Config baseline);
+  // Its compile and measurement tasks hold `this`.
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
 
   /// Queues those of `configs` not recorded, not in flight and satisfying the constraints.
   void enqueue(const std::vector<Config>& configs);

@@ -165,12 +165,6 @@ bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t windo
   return true;
 }
 
-std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes) {
-  std::map<std::string, std::size_t> counts;
-  for (const auto& o : outcomes) ++counts[to_string(o.status)];
-  return counts;
-}
-
 std::optional<std::size_t> unevaluated_valid(const Space& space, const std::vector<Outcome>& outcomes) {
   if (space.cartesian_size() > 4e6) return std::nullopt;  // as UnseenSampler enumerates (strategy.cpp)
   std::unordered_set<Config, ConfigHash> evaluated;

@@ -15,12 +15,13 @@
 #include <vector>
 
 #include "evaluate/backend.hpp"
-#include "loop/clock.hpp"
 #include "store/results.hpp"
 #include "loop/stage_summary.hpp"
 #include "search/strategy.hpp"
 
 namespace adaexplore {
+
+class Clock;  // clock.hpp
 
 struct TuneOptions {
   std::string kernel;             // name used in progress lines
@@ -89,8 +90,6 @@ TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backe
 /// tuning stops with a SetupError then and keeps none of its own failures in the results file; a
 /// file holding only such failures (written before that) is set aside by `tune` (command_tune.cpp).
 bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window);
-/// Evaluations per status name.
-std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes);
 /// The valid configurations of `space` (constraints satisfied) that no outcome holds; std::nullopt
 /// when the Cartesian product exceeds 4e6 (not enumerated).
 std::optional<std::size_t> unevaluated_valid(const Space& space, const std::vector<Outcome>& outcomes);

@@ -96,4 +96,10 @@ Outcome outcome_from_json(const nlohmann::json& j, const Space& space) {
   return o;
 }
 
+std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes) {
+  std::map<std::string, std::size_t> counts;
+  for (const auto& o : outcomes) ++counts[to_string(o.status)];
+  return counts;
+}
+
 }  // namespace adaexplore

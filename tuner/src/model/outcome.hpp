@@ -88,5 +88,7 @@ Outcome outcome_from_json(const nlohmann::json& j, const Space& space);
 /// them). Throws std::invalid_argument naming a value that is neither a number nor a string.
 std::vector<std::pair<std::string, std::string>> config_texts(const nlohmann::json& config);
 
+/// Evaluations per status name.
+std::map<std::string, std::size_t> count_statuses(const std::vector<Outcome>& outcomes);
 
 }  // namespace adaexplore

@@ -9,7 +9,7 @@
 //             "warm_start": 8}     // configurations taken from the other sizes (default 8)
 // The benchmark gets each size as --adaexplore-size NAME=VALUE (harness: Benchmark::size) on top
 // of run.args; the results key of each size is the spec's key with "size": {"M": 512, ...} added
-// (database.hpp key_parts), so a size added to the list is tuned alone and one removed drops out
+// (store/key.hpp key_parts), so a size added to the list is tuned alone and one removed drops out
 // of the header, the others' results untouched.
 //
 // Order and budget (command_tune.cpp): sizes are tuned in ascending volume (the product of their

@@ -39,7 +39,7 @@
 // compiler.launcher (optional, default none): a program and its arguments put in front of every
 // compile command (launcher... path flags... benchmark -o executable), as CMake's
 // <LANG>_COMPILER_LAUNCHER: "ccache", "sccache", a wrapper script. Each entry a non-empty string.
-// Not part of the tuning database's key (database.cpp content_key_parts): a launcher changes how
+// Not part of the tuning database's key (store/key.cpp content_key_parts): a launcher changes how
 // the program is built, not what it measures. ccache replays the compiler's stderr on a cache hit,
 // so the ptxas report (-Xptxas -v) still reaches the tuner; but ccache caches compile-only calls
 // (-c) and passes a compile-and-link call such as the tuner's one-step command through uncached
@@ -142,7 +142,7 @@ struct Spec {
   LaunchSpec launch;
   SizesSpec sizes;                   // "sizes" (sizes.hpp); empty: one size, from run.args
   /// The size being tuned (one of sizes.sizes), set by `tune` per size: passed to the benchmark
-  /// (SizesSpec::arguments) and part of the results key (database.hpp key_parts). Unset: none.
+  /// (SizesSpec::arguments) and part of the results key (store/key.hpp key_parts). Unset: none.
   std::optional<ProblemSize> size;
   nlohmann::json raw;  // the spec as read, for hashing and the results file header
 };

@@ -49,7 +49,6 @@ std::string differing_content(const nlohmann::json& stored, const nlohmann::json
   return out;
 }
 
-
 ResultsHeader tuning_header(const Spec& spec, const std::string& backend, const nlohmann::json& device,
                             const nlohmann::json& includes) {
   ResultsHeader header;

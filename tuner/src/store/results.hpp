@@ -168,7 +168,6 @@ class ResultsWriter {
 void append_records_locked(const std::filesystem::path& path, const ResultsHeader& header,
                            std::vector<nlohmann::json> records, std::size_t first_index);
 
-
 /// The current UTC time as "YYYY-MM-DDTHH:MM:SSZ".
 std::string utc_now();
 /// The current UTC time with milliseconds: "YYYY-MM-DDTHH:MM:SS.mmmZ" (a record's "finished").
