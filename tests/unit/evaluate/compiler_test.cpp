@@ -1,17 +1,25 @@
-// What a configuration's compile leaves in its work folder, pinned whole: compile.cmd line by line
-// and the folder's files, for the whole program (host, with and without the runner and a
+// The compile seam (compiler.hpp). What a configuration's compile leaves in its work folder,
+// pinned whole (the same before and after the compile moved behind the seam): compile.cmd line by
+// line and the folder's files, for the whole program (host, with and without the runner and a
 // launcher; cuda for sm_90, the harness header-only and built apart) and the kernel unit (cuda,
-// sm_90, compiled and served from the compile cache). The cuda tests skip without nvcc.
+// sm_90, compiled and served from the compile cache). Then the seam itself: prepare() renders and
+// hands the configuration to its backend's Compiler (a stand-in here), and the two compilers made
+// without a backend, with a Toolchain of the test's, write the same commands and take the
+// review's verdict. The cuda tests skip without nvcc.
+#include "evaluate/compiler.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <set>
 
 #include "evaluate/backends.hpp"
 #include "evaluate/program_backend.hpp"
+#include "evaluate/render.hpp"
 #include "test_support.hpp"
 #include "util/files.hpp"
 
@@ -134,6 +142,155 @@ TEST_F(HostCompileCommand, ACompileErrorKeepsTheCommandAndTheFirstErrorLine) {
                                                         p.executable.string() + "\n");
   EXPECT_EQ(files_in(p.directory),
             (std::set<std::string>{"k.hpp", "compile.cmd", "compile.out", "compile.err"}));
+}
+
+// The stand-in's toolchain and the direct compiles' below: host-like options, a review that
+// counts its calls and, when told, decides resource_limit.
+class TestToolchain final : public Toolchain {
+ public:
+  std::vector<std::string> toolchain_flags() const override { return {"-std=c++17", "-O2"}; }
+  std::vector<std::string> kernel_unit_flags() const override {
+    return {"-std=c++17", "-cubin", "-arch=sm_90", "-Xptxas", "-v", "-lineinfo"};
+  }
+  std::vector<std::string> module_flags() const override { return {"-shared", "-fPIC"}; }
+  std::optional<Outcome> review_compile(const ProcessResult& compile, Prepared&) const override {
+    ++reviews;
+    if (!reject) return std::nullopt;
+    Outcome o;
+    o.status = Status::resource_limit;
+    o.message =
+        std::string("rejected by the review (") + (compile.ok() ? "compiled" : "failed") + ")";
+    return o;
+  }
+  mutable int reviews = 0;
+  bool reject = false;
+};
+
+// Records what prepare() hands it; writes its artifact; rejects X=3.
+class StandInCompiler final : public Compiler {
+ public:
+  std::string artifact() const override { return "stand-in.bin"; }
+  void compile(Prepared& prepared) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    rendered.push_back(read_file(prepared.directory / "k.hpp"));
+    std::ofstream(prepared.executable) << "artifact";
+    prepared.stage_ms["compile"] = 1;
+    if (rendered.back().find("= 3;") != std::string::npos) {
+      Outcome o;
+      o.status = Status::compile_error;
+      o.message = "the stand-in rejects X=3";
+      prepared.failure = o;
+    }
+  }
+  std::mutex mutex;
+  std::vector<std::string> rendered;  // the rendered template, as each compile found it
+};
+
+// The host backend's pipeline with a compiler of its own, and X=4 rejected statically.
+class StandInBackend final : public ProgramBackend {
+ public:
+  StandInBackend(const Spec& spec, std::unique_ptr<Compiler> compiler)
+      : ProgramBackend(spec, /*kernel_unit_capable=*/false) {
+    use_compiler(std::move(compiler));
+  }
+  std::string name() const override { return "stand-in"; }
+  nlohmann::json device() const override { return {{"name", "none"}}; }
+  std::optional<Outcome> check_statically(const Config& config) const override {
+    if (spec().space.value(config, 0).text != "4") return std::nullopt;
+    Outcome o;
+    o.status = Status::resource_limit;
+    o.message = "X=4 is over the limit";
+    return o;
+  }
+
+ protected:
+  std::vector<std::string> toolchain_flags() const override { return {"-std=c++17"}; }
+  std::vector<std::string> module_flags() const override { return {}; }
+  std::optional<Outcome> review_compile(const ProcessResult&, Prepared&) const override {
+    return std::nullopt;
+  }
+};
+
+TEST_F(HostCompileCommand, PrepareRendersThenHandsTheConfigurationToItsCompiler) {
+  nlohmann::json j = {{"name", "k"},
+                      {"backend", "host"},
+                      {"template", "k.hpp.in"},
+                      {"benchmark", "k_bench.cpp"},
+                      {"parameters", {{{"name", "X"}, {"values", {2, 3, 4}}}}}};
+  const Spec s = parse_spec(j, dir_ / "spec.json");
+  auto owned = std::make_unique<StandInCompiler>();
+  StandInCompiler& compiler = *owned;
+  StandInBackend backend(s, std::move(owned));
+  const auto x = [&](int v) { return s.space.config_from_texts({{"X", std::to_string(v)}}); };
+
+  const Prepared two = backend.prepare(x(2));
+  ASSERT_FALSE(two.failure) << two.failure->message;
+  EXPECT_EQ(two.executable, two.directory / "stand-in.bin");
+  EXPECT_EQ(read_file(two.executable), "artifact");
+  EXPECT_EQ(two.stage_ms.count("render"), 1u);
+  EXPECT_EQ(two.stage_ms.at("compile"), 1);
+  // Nothing of the real compilers: no compile.cmd, no compiler's log.
+  EXPECT_EQ(files_in(two.directory), (std::set<std::string>{"k.hpp", "stand-in.bin"}));
+
+  const Prepared three = backend.prepare(x(3));
+  ASSERT_TRUE(three.failure);
+  EXPECT_EQ(three.failure->status, Status::compile_error);
+  EXPECT_EQ(three.failure->message, "the stand-in rejects X=3");
+
+  const Prepared four = backend.prepare(x(4));  // decided before any compile
+  ASSERT_TRUE(four.failure);
+  EXPECT_EQ(four.failure->status, Status::resource_limit);
+  EXPECT_EQ(four.executable, four.directory / "stand-in.bin");
+
+  // The compiler found each configuration rendered; the static check's was not compiled.
+  EXPECT_EQ(compiler.rendered, (std::vector<std::string>{"inline constexpr int K = 2;\n",
+                                                         "inline constexpr int K = 3;\n"}));
+}
+
+// The whole-program compiler made without a backend: the command the host backend writes
+// (OneProcessPerEvaluation... above) for the same options, and the review's verdict decides.
+TEST_F(HostCompileCommand, TheProgramCompilerWithoutABackendWritesTheSameCommand) {
+  const Spec s = spec();
+  TestToolchain toolchain;
+  const CompileSetup setup{s, toolchain, harness_dir(s), "k.hpp"};
+  int asked = 0;
+  auto compiler = make_program_compiler(setup, {[&] {
+                                                  ++asked;
+                                                  return fs::path();
+                                                },
+                                                [] { return false; }});
+  EXPECT_EQ(compiler->artifact(), "benchmark");
+  Prepared p;
+  p.config = s.defaults;
+  p.directory = dir_ / "direct";
+  p.executable = p.directory / compiler->artifact();
+  fs::create_directories(p.directory);
+  write_file_if_changed(
+      p.directory / "k.hpp",
+      render_template(read_file(s.template_path), s.template_path, s.space, s.defaults));
+  compiler->compile(p);
+  ASSERT_FALSE(p.failure) << p.failure->message;
+  EXPECT_EQ(asked, 1);  // the harness object, once per compile
+  EXPECT_EQ(toolchain.reviews, 1);
+  EXPECT_EQ(read_file(p.directory / "compile.cmd"), "c++ " + shared_part(p, s) + " " +
+                                                        (dir_ / "k_bench.cpp").string() + " -o " +
+                                                        p.executable.string() + "\n");
+  EXPECT_EQ(files_in(p.directory), (std::set<std::string>{"k.hpp", "compile.cmd", "compile.out",
+                                                          "compile.err", "benchmark"}));
+
+  // A module: the toolchain's module options after the definitions.
+  const CompileSetup module{s, toolchain, harness_dir(s), "k.hpp", /*module=*/true};
+  auto module_compiler =
+      make_program_compiler(module, {[] { return fs::path(); }, [] { return false; }});
+  EXPECT_EQ(module_compiler->artifact(), "benchmark.so");
+
+  // The review decides over a compile that succeeded.
+  toolchain.reject = true;
+  compiler->compile(p);
+  ASSERT_TRUE(p.failure);
+  EXPECT_EQ(p.failure->status, Status::resource_limit);
+  EXPECT_EQ(p.failure->message, "rejected by the review (compiled)");
+  EXPECT_EQ(toolchain.reviews, 2);
 }
 
 const char* kFillTemplate = R"(#pragma once
@@ -285,6 +442,41 @@ TEST_F(CudaCompileCommand, TheKernelUnitCompiledThenServedFromTheCache) {
     EXPECT_TRUE(static_cast<ProgramBackend&>(*backend).benchmark_build().error.empty())
         << static_cast<ProgramBackend&>(*backend).benchmark_build().error;
   }
+}
+
+// The kernel-unit compiler made without a backend and without a compile cache: the command the
+// cuda backend writes for the same options, compiled each time (nothing served).
+TEST_F(CudaCompileCommand, TheKernelUnitCompilerWithoutABackendOrCacheWritesTheSameCommand) {
+  const Spec s = unit_spec("direct.work");
+  TestToolchain toolchain;
+  const CompileSetup setup{s, toolchain, harness_dir(s), "unit.cuh"};
+  auto compiler = make_kernel_unit_compiler(setup);
+  EXPECT_EQ(compiler->artifact(), "kernel.cubin");
+  Prepared p;
+  p.config = s.defaults;
+  p.directory = dir_ / "direct";
+  p.executable = p.directory / compiler->artifact();
+  fs::create_directories(p.directory);
+  write_file_if_changed(
+      p.directory / "unit.cuh",
+      render_template(read_file(s.template_path), s.template_path, s.space, s.defaults));
+  const fs::path nice = find_program("nice");
+  const std::string command =
+      (nice.empty() ? "" : nice.string() + " -n 5 ") + nvcc_ +
+      " -std=c++17 -cubin -arch=sm_90 -Xptxas -v -lineinfo -I" + p.directory.string() + " -I" +
+      dir_.string() + " -I" + harness_dir(s).string() + " -DADAEXPLORE_PARAM_N=128 -MD -MF " +
+      (p.directory / "kernel.d").string() + " " + (p.directory / "kernel.cu").string() + " -o " +
+      p.executable.string() + "\n";
+  for (int round = 0; round < 2; ++round) {
+    compiler->compile(p);
+    ASSERT_FALSE(p.failure) << p.failure->message;
+    EXPECT_FALSE(p.compile_cached);
+    EXPECT_EQ(read_file(p.directory / "compile.cmd"), command);
+  }
+  EXPECT_EQ(toolchain.reviews, 2);
+  EXPECT_EQ(files_in(p.directory),
+            (std::set<std::string>{"unit.cuh", "kernel.cu", "kernel.d", "kernel.cubin",
+                                   "compile.cmd", "compile.out", "compile.err"}));
 }
 
 }  // namespace

@@ -42,16 +42,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-ProcessOptions logged_options(const fs::path& directory, const std::string& stem,
-                              double timeout_s) {
-  ProcessOptions options;
-  options.timeout_s = timeout_s;
-  options.working_directory = directory;
-  options.stdout_file = directory / (stem + ".out");
-  options.stderr_file = directory / (stem + ".err");
-  return options;
-}
-
 // Where compiled harness objects are kept (build_harness_object), shared by every tuning of the
 // user: $ADAEXPLORE_CACHE_DIR/harness, else $XDG_CACHE_HOME/adaexplore/harness, else
 // ~/.cache/adaexplore/harness; <work_dir>/harness when none of them can be created. The names are
@@ -80,19 +70,6 @@ std::vector<fs::path> system_header_folders(const fs::path& compiler_path) {
   std::error_code ec;
   const fs::path toolkit = fs::weakly_canonical(find_program(compiler_path), ec).parent_path().parent_path();
   return {toolkit / "include", toolkit / "targets", "/usr/include", "/usr/lib/gcc"};
-}
-
-// -I<eval dir> -I<template dir> -I<benchmark dir> -I<harness dir> -I<spec include dirs>, each once.
-std::vector<std::string> include_flags(const Spec& spec, const fs::path& eval_dir,
-                                       const fs::path& harness) {
-  std::vector<std::string> dirs = {eval_dir.string(), spec.template_path.parent_path().string(),
-                                   spec.benchmark_path.parent_path().string(), harness.string()};
-  dirs.insert(dirs.end(), spec.compiler.include_dirs.begin(), spec.compiler.include_dirs.end());
-  std::vector<std::string> flags;
-  for (const auto& dir : dirs)
-    if (std::find(flags.begin(), flags.end(), "-I" + dir) == flags.end())
-      flags.push_back("-I" + dir);
-  return flags;
 }
 
 }  // namespace
@@ -184,6 +161,14 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     cache_ = std::make_unique<CompileCache>(harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
                                             system_header_folders(spec_.compiler.path));
   }
+  // The compiler of compiler.unit, with this backend's options and review (Toolchain).
+  const CompileSetup setup{spec_, *this, harness_, rendered_name(spec_.template_path), !runner_command_.empty(),
+                           toolchain_identity_, cache_.get()};
+  if (unit_.kernel)
+    compiler_ = make_kernel_unit_compiler(setup);
+  else
+    compiler_ = make_program_compiler(setup, {[this] { return harness_object(); },
+                                              [this] { return !separate_refused_.exchange(true); }});
 }
 
 std::string ProgramBackend::compiler_version(const std::string& needle) const {
@@ -214,23 +199,6 @@ fs::path ProgramBackend::render(const Config& config, const fs::path& directory)
   write_file_if_changed(path,
                         render_template(template_text_, spec_.template_path, spec_.space, config));
   return path;
-}
-
-std::vector<std::string> ProgramBackend::compile_command(const Config& config,
-                                                         const Prepared& prepared) const {
-  std::vector<std::string> argv = compiler_prefix(spec_.compiler);  // launcher..., compiler path
-  for (const auto& f : toolchain_flags()) argv.push_back(f);
-  for (const auto& f : spec_.compiler.flags) argv.push_back(f);
-  for (const auto& f : include_flags(spec_, prepared.directory, harness_)) argv.push_back(f);
-  for (const auto& d : spec_.compiler.definitions)
-    argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
-  for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
-    argv.push_back("-DADAEXPLORE_PARAM_" + spec_.space.parameters()[i].name + "=" +
-                   spec_.space.value(config, i).text);
-  if (!runner_command_.empty())
-    for (const auto& f : module_flags()) argv.push_back(f);
-  argv.insert(argv.end(), {spec_.benchmark_path.string(), "-o", prepared.executable.string()});
-  return argv;
 }
 
 namespace {
@@ -353,8 +321,7 @@ Prepared ProgramBackend::prepare(const Config& config) {
   Prepared prepared;
   prepared.config = config;
   prepared.directory = fs::absolute(eval_directory(config));
-  prepared.executable =
-      prepared.directory / (unit_.kernel ? "kernel.cubin" : runner_command_.empty() ? "benchmark" : "benchmark.so");
+  prepared.executable = prepared.directory / compiler_->artifact();
   if (unit_.kernel) start_benchmark_build();  // the benchmark, once, while the configurations compile
   fs::create_directories(prepared.directory);
   if (!runner_command_.empty())  // now, so that its CUDA context is made while this compiles
@@ -373,106 +340,8 @@ Prepared ProgramBackend::prepare(const Config& config) {
     prepared.failure = std::move(decided);
     return prepared;
   }
-  ProcessOptions options = logged_options(prepared.directory, "compile", spec_.compiler.timeout_s);
-  options.capture_limit = 4 << 20;  // the whole ptxas report, however many kernels
-  if (unit_.kernel) {
-    compile_kernel_unit(prepared, options);
-    return prepared;
-  }
-  const fs::path harness_object = this->harness_object();
-  compile(prepared, options, harness_object);
-  if (harness_object.empty()) return prepared;
-  if (!prepared.failure) {
-    separate_worked_ = true;
-    return prepared;
-  }
-  // A compile error against the harness built apart, before any configuration compiled that way:
-  // the benchmark may use something the header-only harness brings in (a standard header it does
-  // not include itself). The same configuration header-only decides; when it compiles, the rest
-  // of the tuning builds header-only.
-  if (prepared.failure->status != Status::compile_error || separate_worked_) return prepared;
-  Prepared retry;
-  retry.config = prepared.config;
-  retry.directory = prepared.directory;
-  retry.executable = prepared.executable;
-  retry.stage_ms["render"] = prepared.stage_ms["render"];
-  compile(retry, options, {});
-  retry.stage_ms["compile"] += prepared.stage_ms["compile"];  // both compiles were paid
-  if (!retry.failure && !separate_refused_.exchange(true))
-    std::cerr << "[adaexplore] warning: " << spec_.benchmark_path.string()
-              << " compiles with the harness header-only but not with the harness built apart (first error: "
-              << prepared.failure->message.substr(0, prepared.failure->message.find('\n'))
-              << "); it may rely on a standard header it does not include itself. The tuning goes on header-only "
-                 "(slower compiles).\n";
-  return retry;
-}
-
-std::vector<std::string> ProgramBackend::kernel_unit_command(const Prepared& prepared) const {
-  std::vector<std::string> argv = compiler_prefix(spec_.compiler);
-  for (const auto& f : kernel_unit_flags()) argv.push_back(f);
-  for (const auto& f : spec_.compiler.flags) argv.push_back(f);
-  for (const auto& f : include_flags(spec_, prepared.directory, harness_)) argv.push_back(f);
-  for (const auto& d : spec_.compiler.definitions) argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
-  for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
-    argv.push_back("-DADAEXPLORE_PARAM_" + spec_.space.parameters()[i].name + "=" +
-                   spec_.space.value(prepared.config, i).text);
-  const fs::path& d = prepared.directory;
-  argv.insert(argv.end(), {"-MD", "-MF", (d / "kernel.d").string(), (d / "kernel.cu").string(), "-o",
-                           prepared.executable.string()});
-  return argv;
-}
-
-// `command` run at a lower CPU priority (nice -n kCompileNiceness; as it is where there is no
-// nice): the configurations' compiles fill every core, and the benchmark's build and the
-// measurement's CPU side (the runner's setup and verification) must not wait behind them.
-static std::vector<std::string> niced(std::vector<std::string> command) {
-  constexpr const char* kCompileNiceness = "5";
-  static const fs::path nice = find_program("nice");
-  if (!nice.empty()) command.insert(command.begin(), {nice.string(), "-n", kCompileNiceness});
-  return command;
-}
-
-// The kernel unit of prepared.config: kernel.cu compiled to kernel.cubin, or the cubin and the
-// compiler's output (the ptxas report) of an identical compile from the cache; the verdict as for
-// a whole program (compile_verdict, review_compile). stage_ms: "compile" (the compile, or the
-// cache's lookup and copy; prepared.compile_cached on a hit). The compile runs niced (niced()).
-void ProgramBackend::compile_kernel_unit(Prepared& prepared, const ProcessOptions& options) const {
-  write_file_if_changed(prepared.directory / "kernel.cu", kernel_unit_source(rendered_name(spec_.template_path)));
-  const std::vector<std::string> command = kernel_unit_command(prepared);
-  // The key: the compiler (its path resolved and its --version), the command with this folder's
-  // path replaced (another build tree compiles the same), and the rendered template's text.
-  std::string key = toolchain_identity_;
-  const std::string folder = prepared.directory.string();
-  for (std::string a : command) {
-    for (std::size_t at = a.find(folder); at != std::string::npos; at = a.find(folder, at + 7))
-      a.replace(at, folder.size(), "<eval>");
-    key += a + '\n';
-  }
-  key += read_file(prepared.directory / rendered_name(spec_.template_path));
-  const auto start = std::chrono::steady_clock::now();
-  if (cache_)
-    if (auto hit = cache_->find(key, prepared.executable)) {
-      ProcessResult cached;
-      cached.argv = command;
-      cached.exit_code = 0;
-      cached.out = hit->out;
-      cached.err = hit->err;
-      prepared.stage_ms["compile"] = ms_since(start);
-      prepared.compile_cached = true;
-      write_file_if_changed(prepared.directory / "compile.cmd", cached.command_line() + "\n# served from " +
-                                                                    cache_->directory().string() + "\n");
-      write_file_if_changed(prepared.directory / "compile.out", hit->out);
-      write_file_if_changed(prepared.directory / "compile.err", hit->err);
-      prepared.failure = compile_verdict(cached, prepared);
-      return;
-    }
-  const ProcessResult compile = run_process(niced(command), options);
-  write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
-  prepared.stage_ms["compile"] = compile.wall_ms;
-  prepared.failure = compile_verdict(compile, prepared);
-  std::error_code ec;
-  if (compile.ok() && cache_ && fs::exists(prepared.executable, ec))
-    cache_->store(key, prepared.executable, prepared.directory / "kernel.d", prepared.directory, compile.out, compile.err);
+  compiler_->compile(prepared);
+  return prepared;
 }
 
 namespace {
@@ -714,67 +583,6 @@ std::vector<std::string> ProgramBackend::kernel_arguments(const Prepared& prepar
   return argv;
 }
 
-// Compiles (and links) the benchmark for prepared.config into prepared.executable; the verdict in
-// prepared.failure, the times in stage_ms, the commands in compile.cmd. With `harness_object`,
-// against the harness built apart: -DADAEXPLORE_HARNESS_SEPARATE=1, the object linked.
-void ProgramBackend::compile(Prepared& prepared, const ProcessOptions& options, const fs::path& harness_object) const {
-  std::vector<std::string> command = compile_command(prepared.config, prepared);
-  if (!harness_object.empty()) command.insert(command.end() - 3, "-DADAEXPLORE_HARNESS_SEPARATE=1");
-  if (spec_.compiler.launcher.empty()) {
-    if (!harness_object.empty()) command.insert(command.end() - 2, harness_object.string());
-    const ProcessResult compile = run_process(command, options);
-    write_file_if_changed(prepared.directory / "compile.cmd", compile.command_line() + "\n");
-    prepared.stage_ms["compile"] = compile.wall_ms;
-    prepared.failure = compile_verdict(compile, prepared);
-    return;
-  }
-  // With a launcher (ccache), compile to an object, then link without it: a compiler cache does
-  // not cache a call that links, and the compile's output (the ptxas report) is all the verdict
-  // needs; a cache hit replays it. The link gets the same options, the object for the source.
-  const std::string object = (prepared.directory / "benchmark.o").string();
-  std::vector<std::string> link(command.begin() + static_cast<long>(spec_.compiler.launcher.size()), command.end());
-  command[command.size() - 3] = "-c";  // ... benchmark.cu -o out  ->  ... -c benchmark.cu -o benchmark.o
-  command.insert(command.end() - 2, spec_.benchmark_path.string());
-  command.back() = object;
-  link[link.size() - 3] = object;
-  if (!harness_object.empty()) link.insert(link.end() - 2, harness_object.string());
-  const ProcessResult compile = run_process(command, options);
-  prepared.stage_ms["compile"] = compile.wall_ms;
-  std::string cmd = compile.command_line() + "\n";
-  prepared.failure = compile_verdict(compile, prepared);
-  if (!prepared.failure) {
-    ProcessOptions link_options = logged_options(prepared.directory, "link", spec_.compiler.timeout_s);
-    const ProcessResult linked = run_process(link, link_options);
-    cmd += linked.command_line() + "\n";
-    prepared.stage_ms["link"] = linked.wall_ms;
-    if (linked.timed_out || linked.failed_to_start || !linked.ok())
-      prepared.failure = compile_verdict(linked, prepared);
-  }
-  write_file_if_changed(prepared.directory / "compile.cmd", cmd);
-  std::error_code ec;
-  fs::remove(object, ec);
-}
-
-std::optional<Outcome> ProgramBackend::compile_verdict(const ProcessResult& compile,
-                                                       Prepared& prepared) const {
-  if (compile.timed_out) {
-    Outcome o = process_failure(Status::timeout,
-                                "the compiler exceeded its time limit of " + seconds(spec_.compiler.timeout_s) +
-                                    " and was killed with its process group",
-                                compile);
-    o.extra["timeout_stage"] = "compile";
-    return o;
-  }
-  if (compile.failed_to_start)
-    return process_failure(Status::compile_error,
-                           "the compiler could not be started: " + compile.error, compile);
-  if (auto decided = review_compile(compile, prepared)) return decided;
-  if (!compile.ok())
-    return process_failure(Status::compile_error, first_error_line(compile.err + compile.out),
-                           compile);
-  return std::nullopt;
-}
-
 std::vector<std::string> ProgramBackend::run_arguments(const fs::path& record) const {
   std::vector<std::string> argv = {"--adaexplore-result", record.string(), "--adaexplore-seed",
                                    std::to_string(spec_.seed)};
@@ -927,10 +735,7 @@ std::vector<std::string> ProgramBackend::scan_command(const fs::path& source, co
   for (const auto& f : toolchain_flags()) argv.push_back(f);
   for (const auto& f : spec_.compiler.flags) argv.push_back(f);
   for (const auto& f : include_flags(spec_, directory, harness_)) argv.push_back(f);
-  for (const auto& d : spec_.compiler.definitions) argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
-  for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
-    argv.push_back("-DADAEXPLORE_PARAM_" + spec_.space.parameters()[i].name + "=" +
-                   spec_.space.value(spec_.defaults, i).text);
+  for (const auto& f : definition_flags(spec_, spec_.defaults)) argv.push_back(f);
   if (!runner_command_.empty())
     for (const auto& f : module_flags())
       if (f.rfind("-D", 0) == 0) argv.push_back(f);

@@ -3,7 +3,8 @@
 // library) in the long-lived runner (runner.hpp; spec run.runner, the default) or as an
 // executable in its own process per evaluation.
 //
-// What is compiled per configuration (spec compiler.unit, kernel_unit.hpp):
+// What is compiled per configuration (spec compiler.unit, kernel_unit.hpp), each by a Compiler of
+// its own (compiler.hpp; prepare() renders, then asks the one chosen):
 //  - the whole benchmark with the rendered template ("program"), or
 //  - the kernel unit ("kernel", cuda): the rendered template's device code alone, to a cubin
 //    (served from the compile cache, kernel_unit.hpp CompileCache, when compiled before), while
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "evaluate/backend.hpp"
+#include "evaluate/compiler.hpp"
 #include "evaluate/kernel_unit.hpp"
 #include "util/process.hpp"
 #include "evaluate/runner.hpp"
@@ -64,10 +66,13 @@ RunLimit derive_run_limit(double cap_s, double factor, double floor_s, double ba
 /// where it looked and how to set it.
 std::filesystem::path harness_dir(const Spec& spec);
 
-class ProgramBackend : public Backend {
+// The backend's options and its review of a compile reach the compilers as a Toolchain
+// (compiler.hpp): toolchain_flags(), kernel_unit_flags(), module_flags() and review_compile(),
+// which the cuda and host backends implement.
+class ProgramBackend : public Backend, protected Toolchain {
  public:
-  /// Renders and compiles; a compiler time-out is timeout (extra.timeout_stage "compile"), a
-  /// rejection compile_error (or what
+  /// Renders and compiles (the Compiler of compiler.unit, compiler.hpp); a compiler time-out is
+  /// timeout (extra.timeout_stage "compile"), a rejection compile_error (or what
   /// review_compile() decides). A configuration check_statically() rejects is not compiled. Thread-safe: every configuration has its own folder.
   Prepared prepare(const Config& config) final;
   /// Runs the benchmark (spec run args, time limit), classifies the run (program_outcome.hpp),
@@ -150,7 +155,7 @@ class ProgramBackend : public Backend {
   /// false: the configurations prepared meanwhile build header-only), when the backend builds
   /// header-only, when the build failed (a warning on stderr names its log, <cache>/<hash>.err),
   /// when the object was deleted meanwhile, and when the benchmark compiles only header-only
-  /// (prepare() found out).
+  /// (the whole-program compile found out: program_compiler.cpp).
   std::filesystem::path harness_object(bool wait = false);
   /// Every compile with the harness header-only, the harness never built apart (`check`: one
   /// compile per architecture, nothing in the background to wait for). Before the first prepare().
@@ -172,24 +177,18 @@ class ProgramBackend : public Backend {
   /// The compiler's `--version` line containing `needle` (the first line when empty or absent).
   std::string compiler_version(const std::string& needle = "") const;
 
-  /// Options before the shared ones: language standard, optimisation, architecture, reports.
-  virtual std::vector<std::string> toolchain_flags() const = 0;
-  /// Looks at a compile that ran to its end (success or failure) before the generic verdict;
-  /// may fill prepared.resources and return the outcome that decides (e.g. resource_limit).
-  virtual std::optional<Outcome> review_compile(const ProcessResult& compile,
-                                                Prepared& prepared) const = 0;
+  /// Compiles with `compiler` instead of the one compiler.unit chose (a compiler of the
+  /// subclass's own); in the subclass's constructor, before any prepare().
+  void use_compiler(std::unique_ptr<Compiler> compiler) { compiler_ = std::move(compiler); }
+
   /// Adds what the backend knows of a configuration without running it to a measured outcome
   /// (cuda: the launch's threads per block as extra.figures.threads). Nothing by default.
   virtual void annotate(Outcome& outcome, const Prepared& prepared) const {
     (void)outcome;
     (void)prepared;
   }
-  /// Options that build the benchmark as a runner module (a shared library exporting
-  /// adaexplore_module_entry, -DADAEXPLORE_MODULE=1) instead of an executable.
-  virtual std::vector<std::string> module_flags() const = 0;
-  /// The kernel unit's compile options before the shared ones (cuda: -cubin for the target
-  /// architecture, the ptxas report); only called when kernel_unit_capable.
-  virtual std::vector<std::string> kernel_unit_flags() const { return {}; }
+  /// Toolchain::kernel_unit_flags(): only called when kernel_unit_capable; none by default.
+  std::vector<std::string> kernel_unit_flags() const override { return {}; }
   /// The runner's extra arguments (cuda: --cudart <libcudart.so of the compiler's toolkit>).
   virtual std::vector<std::string> runner_arguments() const { return {}; }
   /// Variables set for the benchmark measured on worker `slot` (cuda: CUDA_VISIBLE_DEVICES = the
@@ -214,9 +213,6 @@ class ProgramBackend : public Backend {
  private:
   std::filesystem::path eval_directory(const Config& config) const;
   std::filesystem::path render(const Config& config, const std::filesystem::path& directory) const;
-  std::vector<std::string> compile_command(const Config& config, const Prepared& prepared) const;
-  std::optional<Outcome> compile_verdict(const ProcessResult& compile, Prepared& prepared) const;
-  void compile(Prepared& prepared, const ProcessOptions& options, const std::filesystem::path& harness_object) const;
   std::vector<std::string> run_arguments(const std::filesystem::path& record) const;
   // What measure() and run_wrapped() run for `prepared`, its record at `record`: its benchmark and
   // run_arguments(), or with the kernel unit the benchmark built once (waited for: waited_ms) and
@@ -250,9 +246,6 @@ class ProgramBackend : public Backend {
   // and a warning names it and `without_it`, what the tuning does instead).
   std::filesystem::path build_harness_object(HarnessBuild build, const std::string& without_it) const;
 
-  // The kernel unit: compile prepared's kernel.cu into kernel.cubin (or take it from the cache).
-  void compile_kernel_unit(Prepared& prepared, const ProcessOptions& options) const;
-  std::vector<std::string> kernel_unit_command(const Prepared& prepared) const;
   void start_benchmark_build();
   // `cxx`: harness_object_flags(); `host_only_why`: empty to try the plain C++ compile first, else
   // why not (for compile.cmd). Both made in the caller's thread (no virtual call in the build's).
@@ -277,6 +270,7 @@ class ProgramBackend : public Backend {
   Spec spec_;
   CompileUnit unit_;
   std::unique_ptr<CompileCache> cache_;  // the kernel unit's compile cache; null without it
+  std::unique_ptr<Compiler> compiler_;   // compiler.unit's; after spec_ and cache_, which it uses
   std::once_flag benchmark_started_;
   std::shared_future<BenchmarkBuild> benchmark_;  // build_benchmark(), in the background
   std::filesystem::path harness_;
@@ -296,9 +290,8 @@ class ProgramBackend : public Backend {
   std::shared_future<std::filesystem::path> harness_object_;  // build_harness_object(), in the background
   std::shared_future<std::filesystem::path> harness_kernels_;  // the kernel unit's: harness_kernels.cu's object
   std::string own_device_code_;  // host_only_reason(), judged once with the harness objects' start
-  std::atomic<bool> separate_worked_{false};   // a configuration compiled against the harness built apart
   bool header_only_harness_ = false;           // use_header_only_harness()
-  std::atomic<bool> separate_refused_{false};  // the benchmark compiles header-only only (see prepare)
+  std::atomic<bool> separate_refused_{false};  // the benchmark compiles header-only only (program_compiler.cpp)
 };
 
 }  // namespace adaexplore
