@@ -242,6 +242,10 @@ TEST_F(HostCompileCommand, PrepareRendersThenHandsTheConfigurationToItsCompiler)
   EXPECT_EQ(four.failure->status, Status::resource_limit);
   EXPECT_EQ(four.executable, four.directory / "stand-in.bin");
 
+  // Discarding removes the artifact alone (Backend::discard).
+  backend.discard(two);
+  EXPECT_EQ(files_in(two.directory), (std::set<std::string>{"k.hpp"}));
+
   // The compiler found each configuration rendered; the static check's was not compiled.
   EXPECT_EQ(compiler.rendered, (std::vector<std::string>{"inline constexpr int K = 2;\n",
                                                          "inline constexpr int K = 3;\n"}));

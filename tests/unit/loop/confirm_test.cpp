@@ -49,5 +49,41 @@ TEST(NearTies, SuspiciousOutcomesAreNeverContendersAndALoneBestIsNone) {
   EXPECT_EQ(ties[1].label, "X=2");
 }
 
+// Each contender's artifact is kept through the rounds (keep_artifact) and then discarded by the
+// backend (Backend::discard), once, after its last measurement.
+class RoundsBackend : public Backend {
+ public:
+  std::string name() const override { return "rounds"; }
+  nlohmann::json device() const override { return {{"name", "none"}}; }
+  Prepared prepare(const Config& config) override {
+    Prepared p;
+    p.config = config;
+    return p;
+  }
+  Outcome measure(Prepared& p) override {
+    events.push_back("measure " + std::to_string(p.config[0]) + (p.keep_artifact ? " kept" : ""));
+    Outcome o;
+    o.status = Status::ok;
+    o.objective = 1.0 + p.config[0] / 100.0;
+    return o;
+  }
+  void discard(const Prepared& p) override {
+    events.push_back("discard " + std::to_string(p.config[0]) + (p.keep_artifact ? " kept" : ""));
+  }
+  std::vector<std::string> events;
+};
+
+TEST(ConfirmNearTies, TheBackendDiscardsEachContendersArtifactAfterTheRounds) {
+  const Space space({test::range("X", 4)}, {});
+  RoundsBackend backend;
+  ConfirmOptions options;
+  options.rounds = 2;
+  const Confirmation c = confirm_near_ties(
+      backend, {timed(space, 0, Status::ok, 1.00), timed(space, 1, Status::ok, 1.01)}, options);
+  ASSERT_TRUE(c.winner);
+  EXPECT_EQ(backend.events, (std::vector<std::string>{"measure 0 kept", "measure 1 kept", "measure 1 kept",
+                                                      "measure 0 kept", "discard 0", "discard 1"}));
+}
+
 }  // namespace
 }  // namespace adaexplore

@@ -1091,5 +1091,42 @@ TEST(Tuner, DifferentTimesRaiseNoWarningAndTheStageSummaryCoversNewEvaluationsOn
   EXPECT_GT(r.stages.evaluations_per_minute, 0);
 }
 
+// Records the configurations the tuning gives back to be discarded (Backend::discard).
+class DiscardRecordingBackend : public FakeBackend {
+ public:
+  DiscardRecordingBackend() : FakeBackend(4, std::chrono::milliseconds(40)) {}
+  void discard(const Prepared& p) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    discarded_.push_back(p.config);
+  }
+  std::vector<Config> discarded() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return discarded_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Config> discarded_;
+};
+
+// A configuration compiled and then not measured (here: compiling when the time limit passed) is
+// discarded by the backend, once; every other one was evaluated.
+TEST(Tuner, APreparedConfigurationThatIsNotMeasuredIsDiscardedByTheBackend) {
+  const Space s = space();
+  DiscardRecordingBackend backend;
+  auto strategy = random_strategy(s);
+  TuneOptions o = options(1000);
+  o.time_limit_s = 0.3;
+  const TuneReport r = run_tuning(s, kBaseline, backend, *strategy, o, nullptr);
+  EXPECT_EQ(r.stop_reason, "time limit");
+  std::set<Config> evaluated;
+  for (const auto& outcome : r.outcomes) evaluated.insert(outcome.config);
+  const std::vector<Config> discarded = backend.discarded();
+  EXPECT_FALSE(discarded.empty());  // four compile workers: some were compiling at the limit
+  EXPECT_EQ(unique_count(discarded), discarded.size());
+  for (const Config& c : discarded) EXPECT_EQ(evaluated.count(c), 0u) << s.label(c);
+  EXPECT_EQ(evaluated.size() + discarded.size(), backend.prepared().size());
+}
+
 }  // namespace
 }  // namespace adaexplore

@@ -54,6 +54,14 @@ class Backend {
   virtual Prepared prepare(const Config& config) = 0;
   /// Runs and times a prepared configuration. Called from one thread, one configuration at a time.
   virtual Outcome measure(Prepared& prepared) = 0;
+  /// Removes what prepare() made for `prepared` to be measured (its artifact), once it will not be
+  /// measured (again): the tuning drops it, or confirm.hpp is done with it (measure() removes it
+  /// itself unless prepared.keep_artifact). By default the file prepared.executable, when named;
+  /// nothing else of its work folder. Thread-safe.
+  virtual void discard(const Prepared& prepared) {
+    std::error_code ec;
+    if (!prepared.executable.empty()) std::filesystem::remove(prepared.executable, ec);
+  }
   /// Measuring workers: one per GPU the tuning measures on; configurations on different workers
   /// are measured at the same time, one at a time per worker. 1 (the default): measure() alone.
   virtual std::size_t measure_slots() const { return 1; }

@@ -659,8 +659,7 @@ Outcome ProgramBackend::run_outcome(Prepared& prepared, const ProcessResult& run
                         : process_failure(Status::compile_error, "the benchmark module could not be loaded: " + load_error, run);
   outcome.stage_ms["run"] = run.wall_ms;
   annotate(outcome, prepared);
-  std::error_code ec;
-  if (!prepared.keep_artifact) fs::remove(prepared.executable, ec);
+  if (!prepared.keep_artifact) discard(prepared);
   return outcome;
 }
 

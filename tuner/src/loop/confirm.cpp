@@ -67,8 +67,7 @@ Confirmation confirm_near_ties(Backend& backend, const std::vector<Outcome>& con
   }
   for (std::size_t i = 0; i < c.contenders.size(); ++i) {
     prepared[i].keep_artifact = false;
-    std::error_code ec;
-    if (!prepared[i].executable.empty()) std::filesystem::remove(prepared[i].executable, ec);
+    backend.discard(prepared[i]);
     auto& k = c.contenders[i];
     if (!k.failure.empty()) continue;
     k.median_ms = median_of(k.round_ms);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <tuple>
 
 namespace adaexplore {
@@ -189,8 +188,7 @@ void Pipeline::pump() {
 // A prepared configuration that will not be measured: out of flight, its artifact removed.
 void Pipeline::drop(const Prepared& p) {
   in_flight_.erase(p.config);
-  std::error_code ec;
-  if (!p.executable.empty()) std::filesystem::remove(p.executable, ec);
+  backend_.discard(p);
 }
 
 // The next compiled configuration to measure: the oldest whose compile is done, waiting for the
