@@ -1547,6 +1547,9 @@ function(_adaexplore_tuner_init_cache out build_dir)
   _adaexplore_append_cache_entry(init CMAKE_BUILD_TYPE "Release")
   _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY "${build_dir}/bin")
   _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY_RELEASE "${build_dir}/bin")
+  # A configure tunes on its own machine: the configure-time tuner needs no MPI (tune --mpi is the
+  # installed tuner's, docs/cluster.md), and does not look for it.
+  _adaexplore_append_cache_entry(init ADAEXPLORE_MPI "OFF")
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   if("CXX" IN_LIST languages AND NOT CMAKE_CROSSCOMPILING)
     _adaexplore_append_cache_entry(init CMAKE_CXX_COMPILER "${CMAKE_CXX_COMPILER}")

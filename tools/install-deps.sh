@@ -7,9 +7,10 @@ set -euo pipefail
 packages=(cmake g++ libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev
           libjs-chart.js)
 # ADAEXPLORE_TEST_DEPS=1 (tools/run-tests.sh): also what only the tests use: chromium renders the
-# report headless (tests/cli/report_browser_test.cmake), with fonts for its text.
+# report headless (tests/cli/report_browser_test.cmake), with fonts for its text; OpenMPI builds
+# `tune --mpi` and runs its ranks (tests/cli/mpi_test.sh; a user who wants --mpi installs the same).
 if [ "${ADAEXPLORE_TEST_DEPS:-0}" = 1 ]; then
-  packages+=(chromium fonts-liberation)  # fonts: chromium only recommends them
+  packages+=(chromium fonts-liberation openmpi-bin libopenmpi-dev)  # fonts: chromium only recommends them
 fi
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

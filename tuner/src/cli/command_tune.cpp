@@ -3,11 +3,15 @@
 // `defaults`: write the header of the spec's defaults (no GPU, no tuning), saying why.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <set>
 
 #include "evaluate/backends.hpp"
+#include "cluster/cluster.hpp"
+#include "cluster/mpi_transport.hpp"
+#include "cluster/worker.hpp"
 #include "cli/commands.hpp"
 #include "emit/header_info.hpp"
 #include "loop/confirm.hpp"
@@ -74,6 +78,11 @@ struct TuneArgs {
   // A kernel with sizes: its keys' tunings leave the profile and the report to the end
   // (run_sized_tune), when every size's crowned winner is known.
   bool defer_finish = false;
+  // --mpi: one tuning over the ranks of an MPI job (cluster/cluster.hpp, docs/cluster.md).
+  bool mpi = false;
+  double mpi_timeout_s = 60;
+  bool devices_given = false;  // --device given (else, with --mpi, the rank's local rank: mpi_devices)
+  Coordinator* cluster = nullptr;  // rank 0 of an --mpi tuning: its workers
 };
 
 std::filesystem::path default_path(const Spec& spec, const std::string& given, const std::string& leaf) {
@@ -241,7 +250,7 @@ bool tuning_devices(const TuneArgs& a, const Spec& spec, std::vector<DeviceInfo>
   return true;
 }
 
-std::unique_ptr<Backend> tuning_backend(const Spec& spec, const std::vector<DeviceInfo>& devices) {
+std::unique_ptr<Backend> local_backend(const Spec& spec, const std::vector<DeviceInfo>& devices) {
   if (spec.backend == "cuda") return make_cuda_backend(spec, devices);
   return make_host_backend(spec);
 }
@@ -263,6 +272,63 @@ nlohmann::json included_headers(const TuneArgs& a, Backend& backend, const std::
   std::vector<std::filesystem::path> outputs = {std::filesystem::absolute(header_path)};
   for (const auto& g : a.generated) outputs.push_back(std::filesystem::absolute(g));
   return backend.included_headers(outputs);
+}
+
+// What a rank of an --mpi tuning says of its backend for a setup of `spec` (the key's parts, as
+// key_place computes them, but with the headers of the size's default header path on every rank).
+nlohmann::json cluster_hello(const TuneArgs& a, const Spec& spec, Backend& backend) {
+  const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
+  const nlohmann::json includes = included_headers(a, backend, header_path);
+  return {{"key_parts", key_parts(spec, backend.name(), backend.device(), includes)}, {"device", backend.device()}};
+}
+
+// The ranks whose hellos differ from rank 0's key: refused with an error naming them, their
+// hosts and devices, and what to do.
+void check_cluster_keys(const nlohmann::json& mine, const std::string& host0, const std::vector<WorkerHello>& workers) {
+  std::string differ;
+  for (const auto& w : workers) {
+    const nlohmann::json theirs = w.body.value("key_parts", nlohmann::json::object());
+    if (theirs == mine["key_parts"]) continue;
+    const nlohmann::json their_device = w.body.value("device", nlohmann::json::object());
+    std::string what;
+    if (device_key_part(their_device) != device_key_part(mine["device"])) {
+      std::vector<std::string> fields;
+      const nlohmann::json ours = device_key_part(mine["device"]), others = device_key_part(their_device);
+      for (auto it = ours.begin(); it != ours.end(); ++it) {
+        const auto other = others.find(it.key());
+        if (other == others.end() || *other != it.value()) fields.push_back(it.key());
+      }
+      for (auto it = others.begin(); it != others.end(); ++it)
+        if (ours.find(it.key()) == ours.end()) fields.push_back(it.key());
+      what = "device " + their_device.dump() + " (differs in";
+      for (const auto& f : fields) what += " " + f;
+      what += ")";
+    } else {
+      const std::string content = differing_content(theirs, mine["key_parts"]);
+      what = "the same device, but other " + (content.empty() ? std::string("key parts (headers, size or backend)") : content + " files");
+    }
+    differ += "\n  MPI rank " + std::to_string(w.rank) + " (" + w.host + "): " + what;
+  }
+  if (differ.empty()) return;
+  throw std::runtime_error(
+      "--mpi: these ranks would measure for another tuning key than rank 0 (" + host0 + ", device " +
+      mine["device"].dump() + "):" + differ +
+      "\n  Only GPUs of one model (and the same spec, template, benchmark, headers and toolchain) are combined in "
+      "one tuning. Run one job per GPU model (Slurm: --constraint or a partition of one model) into one --database "
+      "folder; `adaexplore-tuner header --database` then writes a header that selects each model's winner "
+      "(docs/cluster.md). Nothing was evaluated.");
+}
+
+// The backend of a tuning of `spec`: this process's, or (rank 0 of --mpi) one over the ranks of
+// the job, each with a backend of its own for this spec (the worker's run_worker), checked to
+// share this key.
+std::unique_ptr<Backend> tuning_backend(const TuneArgs& a, const Spec& spec, const std::vector<DeviceInfo>& devices) {
+  std::unique_ptr<Backend> local = local_backend(spec, devices);
+  if (!a.cluster) return local;
+  nlohmann::json setup = {{"size", spec.size ? spec.sizes.to_json(*spec.size) : nlohmann::json()}};
+  std::vector<WorkerHello> workers = open_session(*a.cluster, setup);
+  check_cluster_keys(cluster_hello(a, spec, *local), a.cluster->host(), workers);
+  return std::make_unique<ClusterBackend>(std::move(local), *a.cluster, std::move(workers), spec.space);
 }
 
 KeyPlace key_place(const TuneArgs& a, const Spec& spec, Backend& backend, const nlohmann::json& includes,
@@ -349,6 +415,7 @@ std::string profile_key(const TuneArgs& a, const Spec& spec, Backend* backend, c
                         const std::set<Config>& excluded) {
   if (!a.profile) return "not asked for";
   if (!winner || !backend) return "no winner to profile";
+  if (auto* cluster = dynamic_cast<ClusterBackend*>(backend)) backend = &cluster->local();  // profiled on rank 0
   auto* program = dynamic_cast<ProgramBackend*>(backend);
   if (!program) return "the " + backend->name() + " backend runs no program to profile";
   const std::string name = spec.space.label(winner->config);
@@ -609,7 +676,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   std::vector<SizeState> states;  // in declared order
   {
     Spec first = size_spec(spec, 0);
-    const std::unique_ptr<Backend> backend = tuning_backend(first, devices);
+    const std::unique_ptr<Backend> backend = tuning_backend(a, first, devices);
     const nlohmann::json includes = included_headers(a, *backend, header_path);
     for (std::size_t i = 0; i < spec.sizes.sizes.size(); ++i) {
       SizeState z;
@@ -674,7 +741,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       }
       return;
     }
-    const std::unique_ptr<Backend> backend = tuning_backend(s, devices);
+    const std::unique_ptr<Backend> backend = tuning_backend(a, s, devices);
     TuneReport report;
     if (tune_key(pass, s, *backend, z.place, extras, z.label, report) != kExitOk) {
       if (std::find(failed.begin(), failed.end(), z.label) == failed.end()) failed.push_back(z.label);
@@ -737,7 +804,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   for (auto& z : states) {
     const std::optional<Outcome> winner = crowned(z, excluded);
     std::unique_ptr<Backend> backend;
-    if (a.profile && winner) backend = tuning_backend(z.spec, devices);
+    if (a.profile && winner) backend = tuning_backend(a, z.spec, devices);
     finish_key(a, z.spec, backend.get(), z.place, z.label, winner, z.outcomes, excluded);
   }
   if (!failed.empty()) {
@@ -749,12 +816,12 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   return write_sized_header(spec, states, header_path);
 }
 
-int run_tune(const TuneArgs& a) {
+int run_tune_here(const TuneArgs& a) {
   const Spec spec = tuning_spec(a);
   std::vector<DeviceInfo> devices;
   if (!tuning_devices(a, spec, devices)) return kExitNoGpu;
   if (!spec.sizes.empty()) return run_sized_tune(a, spec, devices);
-  std::unique_ptr<Backend> backend = tuning_backend(spec, devices);
+  std::unique_ptr<Backend> backend = tuning_backend(a, spec, devices);
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   KeyPlace place = key_place(a, spec, *backend, included_headers(a, *backend, header_path), "");
   const ResultsHeader& header = place.header;
@@ -771,6 +838,76 @@ int run_tune(const TuneArgs& a) {
   std::cout << "; header " << header_path.string() << (wrote ? " written" : " unchanged") << std::endl;
   return kExitOk;
 }
+
+// A worker rank of an --mpi tuning (cluster/worker.hpp): the same spec as rank 0, a backend of
+// its own for each session (its GPUs, its own work folder <work_dir>/mpi-rank-<N>).
+int run_worker(const TuneArgs& a, Transport& transport) {
+  const Spec spec = tuning_spec(a);
+  const SessionFactory open = [&](const nlohmann::json& setup, nlohmann::json& hello) {
+    Spec s = spec;
+    const nlohmann::json size = setup.value("size", nlohmann::json());
+    if (!size.is_null()) {
+      std::size_t i = 0;
+      while (i < spec.sizes.sizes.size() && spec.sizes.to_json(spec.sizes.sizes[i]) != size) ++i;
+      if (i == spec.sizes.sizes.size())
+        throw std::runtime_error("problem size " + size.dump() + " is not among " + spec.file.string() + "'s sizes");
+      s = size_spec(spec, i);
+    }
+    std::vector<DeviceInfo> devices;
+    if (s.backend == "cuda")
+      for (int index : a.devices) {
+        DeviceInfo d = query_device(index);
+        if (!d.present)
+          throw std::runtime_error("no CUDA GPU " + std::to_string(index) + " on " + transport.host() + ": " + d.reason);
+        devices.push_back(d);
+      }
+    const Spec keyed = s;  // the key as rank 0 computes it (cluster_hello: its default header path)
+    s.work_dir = s.work_dir / ("mpi-rank-" + std::to_string(transport.rank()));
+    std::unique_ptr<Backend> backend = local_backend(s, devices);
+    hello = cluster_hello(a, keyed, *backend);
+    return backend;
+  };
+  if (serve_worker(transport, spec.space, open, a.mpi_timeout_s, std::cerr) == kWorkerStoppedAfterLoss) {
+    std::cerr << std::flush;
+    std::_Exit(0);  // rank 0 lost a rank: MPI_Finalize would wait for it
+  }
+  return kExitOk;
+}
+
+// --mpi: the device of each rank without --device (its local rank: one rank per GPU), then the
+// tuning on rank 0 and the workers on the others.
+int run_tune_mpi(TuneArgs a) {
+  const std::unique_ptr<Transport> transport = make_mpi_transport();
+  if (!a.devices_given) a.devices = {transport->local_rank()};
+  if (transport->rank() != 0) return run_worker(a, *transport);
+  Coordinator coordinator(*transport, a.mpi_timeout_s, &std::cerr);
+  a.cluster = &coordinator;
+  std::cout << "[adaexplore] MPI: " << transport->size() << (transport->size() == 1 ? " rank" : " ranks")
+            << "; rank 0 (" << transport->host() << ") runs the search and records, every rank compiles and measures"
+            << std::endl;
+  int code = kExitOk;
+  try {
+    code = run_tune_here(a);
+  } catch (...) {
+    coordinator.stop();
+    throw;
+  }
+  const std::vector<int> lost = coordinator.lost_ranks();
+  coordinator.stop();
+  if (!lost.empty()) {
+    // MPI_Finalize would wait for the lost ranks (OpenMPI's waits for every process): everything
+    // is written, so this process ends without it, as the workers were told to.
+    std::cerr << "[adaexplore] MPI: " << lost.size() << (lost.size() == 1 ? " rank was" : " ranks were")
+              << " lost during the tuning; the others end without MPI_Finalize. A lost rank that still runs "
+                 "(hung) stops by itself once it runs again and no longer hears rank 0; until then mpirun waits for it"
+              << std::endl;
+    std::cout << std::flush;
+    std::_Exit(code);
+  }
+  return code;
+}
+
+int run_tune(const TuneArgs& a) { return a.mpi ? run_tune_mpi(a) : run_tune_here(a); }
 
 }  // namespace
 
@@ -846,13 +983,27 @@ Command register_tune_command(CLI::App& app) {
                   "jobs + the GPUs measuring; jobs + 1 on one GPU keeps every compile worker busy (most "
                   "throughput, least informed proposals); fewer than the GPUs + 1 leaves GPUs idle")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
-  sub->add_option("--device", a->devices,
+  auto* device = sub->add_option("--device", a->devices,
                   "cuda: CUDA device index to tune on (default 0), recorded in the results with the GPU's UUID and "
                   "PCI bus id; not part of the key: GPUs of one model share results, other models never. Several "
                   "(--device 0,1): one measuring worker per GPU, configurations measured on them at once after the "
                   "defaults, each benchmark seeing only its GPU (CUDA_VISIBLE_DEVICES), each outcome naming it "
-                  "(extra.device); the GPUs must be of one model")
+                  "(extra.device); the GPUs must be of one model. With --mpi: each rank's GPUs (default: the rank's "
+                  "local rank on its node, one rank per GPU)")
       ->delimiter(',');
+  sub->add_flag("--mpi", a->mpi,
+                "one tuning over the ranks of an MPI job: start this command with mpirun or srun; rank 0 runs the "
+                "search and writes the results (or the database), the report and the header, every rank (rank 0 "
+                "too) compiles and measures configurations on its own GPUs (--device) and its own work folder "
+                "<work_dir>/mpi-rank-<N>; each outcome names its rank (extra.mpi). Every rank must compute the same "
+                "key (GPU model, spec, sources, toolchain), else the tuning stops naming the ranks that differ. A "
+                "rank not heard from for --mpi-timeout seconds is dropped and its configurations are compiled and "
+                "measured elsewhere; OpenMPI's mpirun needs --enable-recovery for the job to outlive a dead rank. "
+                "docs/cluster.md");
+  sub->add_option("--mpi-timeout", a->mpi_timeout_s,
+                  "--mpi: seconds without a heartbeat (each rank sends one every second) after which rank 0 drops a "
+                  "worker rank, and a worker rank stops for want of rank 0 (default 60)")
+      ->check(CLI::Range(0.5, 86400.0));
   sub->add_flag("--quiet", a->quiet, "no progress lines");
   auto* report = sub->add_option(
       "--report", a->report,
@@ -889,8 +1040,9 @@ Command register_tune_command(CLI::App& app) {
       ->default_val(0.03)
       ->check(CLI::Range(0.0, 100.0));
   auto* seed = sub->add_option("--seed", a->seed, "random seed (overrides the spec); same seed and outcomes, same proposals");
-  return {sub, [a, seed] {
+  return {sub, [a, seed, device] {
             a->seed_given = seed->count() > 0;
+            a->devices_given = device->count() > 0;
             return run_tune(*a);
           }};
 }

@@ -2,6 +2,7 @@
 // compilation (CPU-bound, parallel) overlaps measurement (one configuration at a time).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -41,6 +42,10 @@ struct Prepared {
   bool compile_cached = false;
   /// measure() leaves the artifact in place (to measure it again: confirm.hpp); the caller removes it.
   bool keep_artifact = false;
+  /// A tuning over MPI (cluster/cluster.hpp): the rank that compiled it, where the artifact is
+  /// and where it is measured, and that rank's handle for it. 0 and 0: this process.
+  int rank = 0;
+  std::uint64_t handle = 0;
 };
 
 class Backend {

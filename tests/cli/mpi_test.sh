@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# tune --mpi with real MPI processes (OpenMPI's mpirun on this host) and the host backend, on
+# tests/data/mpi (12 configurations, one fastest by 4x, budget 12: the whole space):
+#   spread     mpirun -np 3: the evaluations are spread over the ranks, each recorded once, and
+#              the header is the one a local tuning of the same seed and budget writes;
+#   killed     a worker rank killed (SIGKILL) mid-tuning: the tuning completes, each configuration
+#              recorded once, the same header;
+#   hung       a worker rank stopped (SIGSTOP): dropped after --mpi-timeout, the same, and mpirun returns;
+#   rank0      rank 0 killed (SIGKILL): the workers stop, and the same command run again resumes from
+#              the results file: each configuration recorded once, the same header;
+#   refused    a rank with another toolchain (another tuning key): the tuning stops naming it.
+# Skipped (ADAEXPLORE_TEST_SKIPPED, with the reason) without OpenMPI's mpirun or a tuner built with MPI.
+# Usage: mpi_test.sh TUNER DATA WORK MPI_FOUND
+set -uo pipefail
+TUNER=$1 DATA=$2 WORK=$3 MPI_FOUND=$4
+skip() { echo "ADAEXPLORE_TEST_SKIPPED: $*"; exit 0; }
+[ "$MPI_FOUND" = 1 ] || skip "the tuner was built without MPI (CMake found none; apt-get install openmpi-bin libopenmpi-dev)"
+command -v mpirun >/dev/null || skip "mpirun is not on PATH (apt-get install openmpi-bin)"
+mpirun --version 2>&1 | grep -q "Open MPI" || skip "mpirun is not OpenMPI's (these cases use its options)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # CI runs as root
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+rm -rf "$WORK" && mkdir -p "$WORK"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+# Every process this script started, at the end whatever happens.
+cleanup() {
+  for f in "$WORK"/*/pids/rank-*; do [ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null; done
+  [ -n "${MPIRUN:-}" ] && kill -9 "$MPIRUN" 2>/dev/null
+  true
+}
+trap cleanup EXIT
+
+# A copy of the kernel (its results and header go beside it); $2: measure-ms of each evaluation.
+kernel() {
+  mkdir -p "$1" && cp "$DATA"/spec.json "$DATA"/units.hpp.in "$DATA"/units_bench.cpp "$1"/
+  sed -i "s/\"--adaexplore-measure-ms\", \"20\"/\"--adaexplore-measure-ms\", \"$2\"/" "$1/spec.json"
+}
+TUNE=(tune --spec spec.json --jobs 1 --no-report --confirm-rounds 0)
+results() { echo "$1/units.work/results.jsonl"; }
+outcomes() { local n; n=$(grep -c '"status"' "$(results "$1")" 2>/dev/null); echo "${n:-0}"; }
+winner() { grep constexpr "$1/units.work/units.hpp" 2>/dev/null; }
+# Each configuration recorded exactly once, 12 of them.
+recorded_once() {
+  local file; file=$(results "$1")
+  local all unique
+  all=$(grep -o '"config":{[^}]*}' "$file" | wc -l)
+  unique=$(grep -o '"config":{[^}]*}' "$file" | sort -u | wc -l)
+  [ "$all" = 12 ] && [ "$unique" = 12 ] || { echo "  $file: $all records, $unique configurations"; return 1; }
+}
+# Starts mpirun in the background (its pid in MPIRUN), each rank's pid in $1/pids/rank-N.
+launch() {
+  local dir=$1; shift
+  mkdir -p "$dir/pids"
+  (cd "$dir" && exec mpirun --oversubscribe "$@" bash -c \
+     'echo $$ > pids/rank-${OMPI_COMM_WORLD_RANK}; exec "$0" "$@"' "$TUNER" "${TUNE[@]}" --mpi --mpi-timeout 3 \
+     > "$dir/log.txt" 2>&1) &
+  MPIRUN=$!
+}
+# Waits (at most $2 s) until $1 holds $3 outcomes.
+wait_outcomes() {
+  local t=0
+  while [ "$(outcomes "$1")" -lt "$3" ]; do
+    sleep 0.2; t=$((t + 1))
+    [ $t -gt $(($2 * 5)) ] && return 1
+  done
+  return 0
+}
+# Waits (at most $1 s) for mpirun to end; its status in STATUS.
+wait_mpirun() {
+  local t=0
+  while kill -0 "$MPIRUN" 2>/dev/null; do
+    sleep 0.2; t=$((t + 1))
+    if [ $t -gt $(($1 * 5)) ]; then STATUS=timeout; return 1; fi
+  done
+  wait "$MPIRUN"; STATUS=$?
+}
+
+# local: the reference, without MPI.
+kernel "$WORK/local" 20
+(cd "$WORK/local" && "$TUNER" "${TUNE[@]}" > log.txt 2>&1) || { fail "local tuning"; cat "$WORK/local/log.txt"; }
+reference=$(winner "$WORK/local")
+echo "local winner: $reference"
+echo "$reference" | grep -q "A = 1;" && echo "$reference" | grep -q "B = 1;" || fail "local: the winner is not A=1 B=1"
+
+# spread
+kernel "$WORK/spread" 20
+launch "$WORK/spread" -np 3
+wait_mpirun 300
+[ "$STATUS" = 0 ] && pass "spread: mpirun exit 0" || fail "spread: mpirun status $STATUS"
+recorded_once "$WORK/spread" && pass "spread: each configuration recorded once" || fail "spread: records"
+ranks=$(grep -o '"mpi":{[^}]*"rank":[0-9]*' "$(results "$WORK/spread")" | grep -o 'rank":[0-9]*' | sort | uniq -c)
+echo "$ranks"
+[ "$(echo "$ranks" | wc -l)" = 3 ] && pass "spread: evaluations on all 3 ranks" || fail "spread: not on every rank"
+[ "$(winner "$WORK/spread")" = "$reference" ] && pass "spread: same header values as the local tuning" || fail "spread: header differs: $(winner "$WORK/spread")"
+
+# killed: rank 2 killed once 3 outcomes are in (each measurement 300 ms, the compiles ~2-4 s here)
+kernel "$WORK/killed" 300
+launch "$WORK/killed" --enable-recovery -np 3
+wait_outcomes "$WORK/killed" 120 3 || fail "killed: no 3 outcomes"
+kill -9 "$(cat "$WORK/killed/pids/rank-2")"
+echo "killed rank 2 at $(outcomes "$WORK/killed") outcomes"
+wait_mpirun 300
+echo "mpirun status $STATUS"
+[ "$STATUS" != timeout ] && pass "killed: mpirun returned" || fail "killed: mpirun did not return"
+grep -q "MPI rank 2 not heard from" "$WORK/killed/log.txt" && pass "killed: rank 2 reported lost" || fail "killed: no loss reported"
+recorded_once "$WORK/killed" && pass "killed: each configuration recorded once" || fail "killed: records"
+[ "$(winner "$WORK/killed")" = "$reference" ] && pass "killed: same header values" || fail "killed: header: $(winner "$WORK/killed")"
+
+# hung: rank 1 stopped once 3 outcomes are in
+kernel "$WORK/hung" 300
+launch "$WORK/hung" --enable-recovery -np 3
+wait_outcomes "$WORK/hung" 120 3 || fail "hung: no 3 outcomes"
+kill -STOP "$(cat "$WORK/hung/pids/rank-1")"
+# Rank 0 finishes without it; the stopped rank, continued, no longer hears rank 0 and stops.
+t=0
+while kill -0 "$(cat "$WORK/hung/pids/rank-0")" 2>/dev/null && [ $t -lt 1500 ]; do sleep 0.2; t=$((t + 1)); done
+kill -0 "$(cat "$WORK/hung/pids/rank-0")" 2>/dev/null && fail "hung: rank 0 did not finish" || pass "hung: rank 0 finished"
+kill -CONT "$(cat "$WORK/hung/pids/rank-1")"
+wait_mpirun 60
+echo "mpirun status $STATUS"
+[ "$STATUS" != timeout ] && pass "hung: mpirun returned once the stopped rank ran again" || fail "hung: mpirun did not return"
+grep -q "MPI rank 1 (.*rank 0 not heard from" "$WORK/hung/log.txt" && pass "hung: rank 1 stopped by itself" || fail "hung: rank 1 did not say why it stopped"
+grep -q "MPI rank 1 not heard from" "$WORK/hung/log.txt" && pass "hung: rank 1 reported lost" || fail "hung: no loss reported"
+recorded_once "$WORK/hung" && pass "hung: each configuration recorded once" || fail "hung: records"
+[ "$(winner "$WORK/hung")" = "$reference" ] && pass "hung: same header values" || fail "hung: header: $(winner "$WORK/hung")"
+
+# rank0: rank 0 killed once 3 outcomes are in; the workers stop; the same command resumes
+kernel "$WORK/rank0" 300
+launch "$WORK/rank0" --enable-recovery -np 3
+wait_outcomes "$WORK/rank0" 120 3 || fail "rank0: no 3 outcomes"
+kill -9 "$(cat "$WORK/rank0/pids/rank-0")"
+before=$(outcomes "$WORK/rank0")
+echo "killed rank 0 at $before outcomes"
+wait_mpirun 120
+[ "$STATUS" != timeout ] && pass "rank0: the workers stopped, mpirun returned ($STATUS)" || fail "rank0: mpirun did not return"
+grep -q "rank 0 not heard from" "$WORK/rank0/log.txt" && pass "rank0: the workers said why they stopped" || fail "rank0: no worker message"
+cp "$WORK/rank0/log.txt" "$WORK/rank0/log-killed.txt"
+launch "$WORK/rank0" -np 3
+wait_mpirun 300
+[ "$STATUS" = 0 ] && pass "rank0: the second run exit 0" || fail "rank0: second run status $STATUS"
+grep -q "resuming from .*($before evaluations already measured" "$WORK/rank0/log.txt" \
+  && pass "rank0: resumed from the $before outcomes" || fail "rank0: no resume of $before outcomes"
+recorded_once "$WORK/rank0" && pass "rank0: each configuration recorded once" || fail "rank0: records"
+[ "$(winner "$WORK/rank0")" = "$reference" ] && pass "rank0: same header values" || fail "rank0: header: $(winner "$WORK/rank0")"
+
+# refused: rank 2 sees another C++ compiler (another version: another key)
+kernel "$WORK/refused" 20
+mkdir -p "$WORK/refused/bin"
+cat > "$WORK/refused/bin/c++" <<'SH'
+#!/bin/sh
+if [ "$1" = --version ]; then echo "c++ (Other Compiler) 99.1"; exit 0; fi
+exec /usr/bin/c++ "$@"
+SH
+chmod +x "$WORK/refused/bin/c++"
+(cd "$WORK/refused" && timeout 120 mpirun --oversubscribe -np 2 "$TUNER" "${TUNE[@]}" --mpi --mpi-timeout 3 : \
+   -np 1 -x PATH="$WORK/refused/bin:$PATH" "$TUNER" "${TUNE[@]}" --mpi --mpi-timeout 3 > log.txt 2>&1)
+STATUS=$?
+[ "$STATUS" != 0 ] && [ "$STATUS" != 124 ] && pass "refused: mpirun status $STATUS" || fail "refused: status $STATUS"
+grep -q "MPI rank 2 (.*differs in compiler" "$WORK/refused/log.txt" && pass "refused: rank 2 named, with what differs" \
+  || fail "refused: no message naming rank 2"
+[ "$(outcomes "$WORK/refused")" = 0 ] && pass "refused: nothing evaluated" || fail "refused: evaluated"
+
+for d in spread killed hung rank0 refused; do
+  echo "---- $d/log.txt (last 15 lines)"; tail -15 "$WORK/$d/log.txt"
+done
+[ $failures = 0 ] && echo "all passed" || { echo "$failures failed"; exit 1; }

@@ -1,0 +1,246 @@
+#include "cluster/worker.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <future>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "cluster/cluster.hpp"
+
+namespace adaexplore {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double seconds_between(SteadyClock::time_point a, SteadyClock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+class Worker {
+ public:
+  Worker(Transport& transport, const Space& space, const SessionFactory& open, double timeout_s, std::ostream& log)
+      : transport_(transport), space_(space), open_(open), timeout_s_(timeout_s), log_(log) {}
+
+  int serve() {
+    auto heard = SteadyClock::now();
+    auto beat = heard - std::chrono::hours(1);
+    const double beat_every = std::clamp(timeout_s_ / 4, 0.05, 1.0);
+    while (true) {
+      bool busy = false;
+      while (auto m = transport_.poll()) {
+        busy = true;
+        if (m->source != 0) continue;
+        heard = SteadyClock::now();
+        if (m->body.value("type", "") != "heartbeat") inbox_.push_back(std::move(m->body));
+      }
+      busy = handle_inbox() || busy;
+      busy = start_measurements() || busy;
+      busy = collect() || busy;
+      if (stopped_ && tasks_.empty()) {
+        while (!transport_.sends_done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return abandon_ ? kWorkerStoppedAfterLoss : kWorkerStopped;
+      }
+      const auto now = SteadyClock::now();
+      if (seconds_between(beat, now) >= beat_every) {
+        beat = now;
+        transport_.send(0, {{"type", "heartbeat"}});
+      }
+      if (seconds_between(heard, now) > timeout_s_) {
+        log_ << "[adaexplore] MPI rank " << transport_.rank() << " (" << transport_.host()
+             << "): rank 0 not heard from for " << timeout_s_
+             << " s (killed, hung or unreachable): stopping; the next run of the command resumes from the results file"
+             << std::endl;
+        std::_Exit(1);  // what runs (a compile, a measurement) is abandoned: waiting for it could hang
+      }
+      if (!busy) std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+  }
+
+ private:
+  struct Task {
+    std::uint64_t id;
+    std::future<nlohmann::json> answer;
+    std::size_t slot;  // measuring worker it holds, or npos
+  };
+  static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+
+  // Messages in order; a setup, an end or a stop waits for every task to finish first, and what
+  // follows a setup waits for the backend.
+  bool handle_inbox() {
+    bool did = false;
+    while (!inbox_.empty()) {
+      const nlohmann::json& m = inbox_.front();
+      const std::string type = m.value("type", "");
+      const bool barrier = type == "setup" || type == "end" || type == "stop" || type == "calibrate";
+      if (setting_up_ || (barrier && (!tasks_.empty() || !measure_queue_.empty()))) return did;
+      did = true;
+      if (type == "setup") {
+        setup(m);
+      } else if (type == "end") {
+        end_session();
+      } else if (type == "stop") {
+        end_session();
+        stopped_ = true;
+        abandon_ = m.value("abandon", false);
+      } else if (type == "prepare") {
+        prepare(m);
+      } else if (type == "measure") {
+        measure_queue_.push_back(m);
+      } else if (type == "discard") {
+        discard(m.value("handle", std::uint64_t{0}));
+      } else if (type == "calibrate" && backend_) {
+        backend_->calibrate(outcome_from_json(m.at("outcome"), space_));
+      }
+      inbox_.pop_front();
+    }
+    return did;
+  }
+
+  void end_session() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto& [handle, p] : held_) backend_->discard(p);
+    held_.clear();
+    backend_.reset();
+  }
+
+  void setup(const nlohmann::json& m) {
+    end_session_if_open();
+    setting_up_ = true;
+    const std::uint64_t id = m.value("id", std::uint64_t{0});
+    const nlohmann::json setup = m.value("setup", nlohmann::json::object());
+    tasks_.push_back({id, std::async(std::launch::async, [this, setup] {
+                        nlohmann::json hello = nlohmann::json::object();
+                        auto backend = open_(setup, hello);
+                        hello["slots"] = std::max<std::size_t>(1, backend->measure_slots());
+                        hello["parallelism"] = std::max<std::size_t>(1, backend->parallelism());
+                        hello["host"] = transport_.host();
+                        std::lock_guard<std::mutex> lock(mutex_);
+                        backend_ = std::move(backend);
+                        busy_.assign(backend_->measure_slots() ? backend_->measure_slots() : 1, false);
+                        return hello;
+                      }),
+                      kNoSlot});
+  }
+
+  void end_session_if_open() {
+    if (backend_) end_session();
+  }
+
+  void prepare(const nlohmann::json& m) {
+    const std::uint64_t id = m.value("id", std::uint64_t{0}), handle = m.value("handle", std::uint64_t{0});
+    const nlohmann::json config_record = m.at("config");
+    tasks_.push_back({id, std::async(std::launch::async, [this, handle, config_record] {
+                        if (!backend_) throw std::runtime_error("no session open (its setup failed)");
+                        const Config config = space_.config_from_texts(config_texts(config_record));
+                        Prepared p = backend_->prepare(config);
+                        nlohmann::json answer = {{"prepared", prepared_to_json(p, space_)}};
+                        if (!p.failure) {
+                          std::lock_guard<std::mutex> lock(mutex_);
+                          held_[handle] = std::move(p);
+                        }
+                        return answer;
+                      }),
+                      kNoSlot});
+  }
+
+  void discard(std::uint64_t handle) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = held_.find(handle);
+    if (it == held_.end()) return;
+    backend_->discard(it->second);
+    held_.erase(it);
+  }
+
+  // The measurements waiting, each on a free measuring worker.
+  bool start_measurements() {
+    bool did = false;
+    while (!measure_queue_.empty()) {
+      const auto free = std::find(busy_.begin(), busy_.end(), false);
+      if (free == busy_.end()) return did;
+      const std::size_t slot = static_cast<std::size_t>(free - busy_.begin());
+      const nlohmann::json m = std::move(measure_queue_.front());
+      measure_queue_.pop_front();
+      did = true;
+      const std::uint64_t id = m.value("id", std::uint64_t{0}), handle = m.value("handle", std::uint64_t{0});
+      const bool keep = m.value("keep", false);
+      Prepared p;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto it = held_.find(handle);
+        if (it == held_.end()) {
+          transport_.send(0, {{"type", "error"}, {"id", id}, {"what", "no compiled configuration " + std::to_string(handle) + " here"}});
+          continue;
+        }
+        p = std::move(it->second);
+        held_.erase(it);
+      }
+      busy_[slot] = true;
+      tasks_.push_back({id, std::async(std::launch::async, [this, p = std::move(p), keep, handle, slot]() mutable {
+                          p.keep_artifact = keep;
+                          Outcome o = backend_->measure_on(p, slot);
+                          o.config = p.config;
+                          nlohmann::json answer = {{"outcome", to_json(o, space_)}};
+                          if (keep) {
+                            std::lock_guard<std::mutex> lock(mutex_);
+                            held_[handle] = std::move(p);
+                          }
+                          return answer;
+                        }),
+                        slot});
+    }
+    return did;
+  }
+
+  // The tasks that finished, answered.
+  bool collect() {
+    bool did = false;
+    for (auto it = tasks_.begin(); it != tasks_.end();) {
+      if (it->answer.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+        ++it;
+        continue;
+      }
+      did = true;
+      nlohmann::json answer;
+      try {
+        answer = it->answer.get();
+        answer["type"] = "reply";
+      } catch (const std::exception& e) {
+        answer = {{"type", "error"}, {"what", e.what()}};
+      }
+      answer["id"] = it->id;
+      transport_.send(0, answer);
+      if (it->slot != kNoSlot) busy_[it->slot] = false;
+      it = tasks_.erase(it);
+      setting_up_ = false;  // (the setup is the only task when it runs)
+    }
+    return did;
+  }
+
+  Transport& transport_;
+  const Space& space_;
+  const SessionFactory& open_;
+  const double timeout_s_;
+  std::ostream& log_;
+  std::deque<nlohmann::json> inbox_, measure_queue_;
+  std::vector<Task> tasks_;
+  std::vector<bool> busy_;
+  std::mutex mutex_;  // backend_ (set by the setup task) and held_
+  std::unique_ptr<Backend> backend_;
+  std::map<std::uint64_t, Prepared> held_;
+  bool setting_up_ = false, stopped_ = false, abandon_ = false;
+};
+
+}  // namespace
+
+int serve_worker(Transport& transport, const Space& space, const SessionFactory& open, double timeout_s,
+                 std::ostream& log) {
+  Worker worker(transport, space, open, timeout_s, log);
+  return worker.serve();
+}
+
+}  // namespace adaexplore
