@@ -1,6 +1,7 @@
 #include "cluster/cluster.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 namespace adaexplore {
 namespace {
@@ -189,9 +190,13 @@ void Coordinator::run() {
 }
 
 std::vector<WorkerHello> open_session(Coordinator& coordinator, const nlohmann::json& setup) {
+  static std::atomic<std::uint64_t> sessions{0};
+  const std::uint64_t session = ++sessions;
+  nlohmann::json numbered = setup;
+  numbered["session"] = session;
   std::vector<std::pair<int, std::future<nlohmann::json>>> asked;
   for (int rank : coordinator.live_workers()) {
-    nlohmann::json m = {{"type", "setup"}, {"setup", setup}};
+    nlohmann::json m = {{"type", "setup"}, {"setup", numbered}};
     asked.emplace_back(rank, coordinator.request(rank, std::move(m)));
   }
   std::vector<WorkerHello> hellos;
@@ -201,6 +206,7 @@ std::vector<WorkerHello> open_session(Coordinator& coordinator, const nlohmann::
       WorkerHello h;
       h.rank = rank;
       h.host = body.value("host", std::string());
+      h.session = session;
       h.body = std::move(body);
       hellos.push_back(std::move(h));
     } catch (const WorkerLost&) {
@@ -228,13 +234,14 @@ ClusterBackend::ClusterBackend(std::unique_ptr<Backend> local, Coordinator& coor
     w.slots = std::max<std::size_t>(1, h.slots());
     w.parallelism = std::max<std::size_t>(1, h.parallelism());
     workers_.push_back(w);
+    session_ = h.session;
   }
   local_busy_.assign(self.slots, false);
 }
 
 ClusterBackend::~ClusterBackend() {
   for (const auto& w : workers_)
-    if (w.rank != 0) coordinator_.post(w.rank, {{"type", "end"}});
+    if (w.rank != 0) coordinator_.post(w.rank, {{"type", "end"}, {"session", session_}});
 }
 
 std::size_t ClusterBackend::measure_slots() const {

@@ -105,12 +105,13 @@ class Coordinator {
 struct WorkerHello {
   int rank = 0;
   std::string host;
+  std::uint64_t session = 0;  // open_session's number for it: a worker ends only its own session
   nlohmann::json body;
   std::size_t slots() const { return body.value("slots", std::size_t{1}); }
   std::size_t parallelism() const { return body.value("parallelism", std::size_t{1}); }
 };
 
-/// Sends `setup` to every live worker (each builds its backend for it: worker.hpp) and returns
+/// Sends `setup` (numbered: "session") to every live worker (each builds its backend for it: worker.hpp) and returns
 /// their hellos, ranks in order; a rank lost meanwhile is left out (and reported as lost). A
 /// worker that could not build its backend: std::runtime_error naming the rank and its reason.
 std::vector<WorkerHello> open_session(Coordinator& coordinator, const nlohmann::json& setup);
@@ -160,6 +161,7 @@ class ClusterBackend final : public Backend {
   const Space& space_;
   mutable std::mutex mutex_;
   std::vector<Worker> workers_;  // rank 0 (local_) first
+  std::uint64_t session_ = 0;
   std::uint64_t next_handle_ = 1;
   // rank 0's measuring workers (local_->measure_slots()): which are busy
   std::vector<bool> local_busy_;

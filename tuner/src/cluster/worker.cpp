@@ -65,24 +65,34 @@ class Worker {
   struct Task {
     std::uint64_t id;
     std::future<nlohmann::json> answer;
-    std::size_t slot;  // measuring worker it holds, or npos
+    std::size_t slot;    // measuring worker it holds, or kNoSlot
+    bool reply = true;   // answered to rank 0 (an end of session is not)
   };
   static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
 
-  // Messages in order; a setup, an end or a stop waits for every task to finish first, and what
-  // follows a setup waits for the backend.
+  bool measuring() const {
+    return !measure_queue_.empty() ||
+           std::any_of(tasks_.begin(), tasks_.end(), [](const Task& t) { return t.slot != kNoSlot; });
+  }
+
+  // Messages in order. A setup, an end or a stop waits for every task to finish first, and what
+  // follows a setup or an end waits for it (they run as tasks, so that the heartbeats go on while
+  // a backend is built or released); a calibration waits for the measurements only (the backend
+  // is never calibrated while it measures; compiles may go on).
   bool handle_inbox() {
     bool did = false;
     while (!inbox_.empty()) {
       const nlohmann::json& m = inbox_.front();
       const std::string type = m.value("type", "");
-      const bool barrier = type == "setup" || type == "end" || type == "stop" || type == "calibrate";
-      if (setting_up_ || (barrier && (!tasks_.empty() || !measure_queue_.empty()))) return did;
+      const bool barrier = type == "setup" || type == "end" || type == "stop";
+      if (switching_ || (barrier && (!tasks_.empty() || !measure_queue_.empty())) ||
+          (type == "calibrate" && measuring()))
+        return did;
       did = true;
       if (type == "setup") {
         setup(m);
       } else if (type == "end") {
-        end_session();
+        if (m.value("session", std::uint64_t{0}) == session_) end_session();  // else an older one's
       } else if (type == "stop") {
         end_session();
         stopped_ = true;
@@ -101,7 +111,17 @@ class Worker {
     return did;
   }
 
+  // Releases the session's backend (its artifacts discarded), as a task.
   void end_session() {
+    switching_ = true;
+    tasks_.push_back({0, std::async(std::launch::async, [this] {
+                        release();
+                        return nlohmann::json();
+                      }),
+                      kNoSlot, false});
+  }
+
+  void release() {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [handle, p] : held_) backend_->discard(p);
     held_.clear();
@@ -109,11 +129,12 @@ class Worker {
   }
 
   void setup(const nlohmann::json& m) {
-    end_session_if_open();
-    setting_up_ = true;
+    switching_ = true;
+    session_ = m.value("setup", nlohmann::json::object()).value("session", std::uint64_t{0});
     const std::uint64_t id = m.value("id", std::uint64_t{0});
     const nlohmann::json setup = m.value("setup", nlohmann::json::object());
     tasks_.push_back({id, std::async(std::launch::async, [this, setup] {
+                        release();  // the session before, if any
                         nlohmann::json hello = nlohmann::json::object();
                         auto backend = open_(setup, hello);
                         hello["slots"] = std::max<std::size_t>(1, backend->measure_slots());
@@ -121,14 +142,9 @@ class Worker {
                         hello["host"] = transport_.host();
                         std::lock_guard<std::mutex> lock(mutex_);
                         backend_ = std::move(backend);
-                        busy_.assign(backend_->measure_slots() ? backend_->measure_slots() : 1, false);
                         return hello;
                       }),
                       kNoSlot});
-  }
-
-  void end_session_if_open() {
-    if (backend_) end_session();
   }
 
   void prepare(const nlohmann::json& m) {
@@ -213,10 +229,14 @@ class Worker {
         answer = {{"type", "error"}, {"what", e.what()}};
       }
       answer["id"] = it->id;
-      transport_.send(0, answer);
+      if (it->reply) transport_.send(0, answer);
       if (it->slot != kNoSlot) busy_[it->slot] = false;
       it = tasks_.erase(it);
-      setting_up_ = false;  // (the setup is the only task when it runs)
+      if (switching_) {  // a setup or an end is the only task while it runs
+        switching_ = false;
+        std::lock_guard<std::mutex> lock(mutex_);
+        busy_.assign(backend_ ? std::max<std::size_t>(1, backend_->measure_slots()) : 1, false);
+      }
     }
     return did;
   }
@@ -232,7 +252,8 @@ class Worker {
   std::mutex mutex_;  // backend_ (set by the setup task) and held_
   std::unique_ptr<Backend> backend_;
   std::map<std::uint64_t, Prepared> held_;
-  bool setting_up_ = false, stopped_ = false, abandon_ = false;
+  bool switching_ = false, stopped_ = false, abandon_ = false;
+  std::uint64_t session_ = 0;  // the open session's (its setup's "session")
 };
 
 }  // namespace
