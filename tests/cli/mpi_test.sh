@@ -57,6 +57,19 @@ launch() {
      > "$dir/log.txt" 2>&1) &
   MPIRUN=$!
 }
+# Outcomes recorded after the first $2 that rank $3 measured (extra.mpi.rank).
+measured_by_after() { tail -n +$(($2 + 2)) "$(results "$1")" | grep -c "\"mpi\":{[^}]*\"rank\":$3[,}]"; }
+# The survivors went on: the other worker measured after the loss, and was not lost itself; the
+# lost one had work in flight.
+survivors_went_on() {  # dir, outcomes at the loss, lost rank, surviving worker rank
+  local n; n=$(measured_by_after "$1" "$2" "$4")
+  local name; name=$(basename "$1")
+  [ "$n" -ge 1 ] && pass "$name: rank $4 measured $n configurations after rank $3 was lost" \
+    || fail "$name: rank $4 measured nothing after the loss"
+  grep -q "MPI rank $4 not heard from" "$1/log.txt" && fail "$name: rank $4 was declared lost too" || pass "$name: rank $4 not lost"
+  grep -q "MPI rank $3 not heard from .*its [1-9][0-9]* requests\? in flight" "$1/log.txt" \
+    && pass "$name: rank $3 had work in flight, moved to other ranks" || fail "$name: rank $3 had nothing in flight"
+}
 # Waits (at most $2 s) until $1 holds $3 outcomes.
 wait_outcomes() {
   local t=0
@@ -99,19 +112,22 @@ kernel "$WORK/killed" 300
 launch "$WORK/killed" --enable-recovery -np 3
 wait_outcomes "$WORK/killed" 120 3 || fail "killed: no 3 outcomes"
 kill -9 "$(cat "$WORK/killed/pids/rank-2")"
-echo "killed rank 2 at $(outcomes "$WORK/killed") outcomes"
+at_kill=$(outcomes "$WORK/killed")
+echo "killed rank 2 at $at_kill outcomes"
 wait_mpirun 300
 echo "mpirun status $STATUS"
 [ "$STATUS" != timeout ] && pass "killed: mpirun returned" || fail "killed: mpirun did not return"
 grep -q "MPI rank 2 not heard from" "$WORK/killed/log.txt" && pass "killed: rank 2 reported lost" || fail "killed: no loss reported"
 recorded_once "$WORK/killed" && pass "killed: each configuration recorded once" || fail "killed: records"
 [ "$(winner "$WORK/killed")" = "$reference" ] && pass "killed: same header values" || fail "killed: header: $(winner "$WORK/killed")"
+survivors_went_on "$WORK/killed" "$at_kill" 2 1
 
 # hung: rank 1 stopped once 3 outcomes are in
 kernel "$WORK/hung" 300
 launch "$WORK/hung" --enable-recovery -np 3
 wait_outcomes "$WORK/hung" 120 3 || fail "hung: no 3 outcomes"
 kill -STOP "$(cat "$WORK/hung/pids/rank-1")"
+at_stop=$(outcomes "$WORK/hung")
 # Rank 0 finishes without it; the stopped rank, continued, no longer hears rank 0 and stops.
 t=0
 while kill -0 "$(cat "$WORK/hung/pids/rank-0")" 2>/dev/null && [ $t -lt 1500 ]; do sleep 0.2; t=$((t + 1)); done
@@ -124,6 +140,7 @@ grep -q "MPI rank 1 (.*rank 0 not heard from" "$WORK/hung/log.txt" && pass "hung
 grep -q "MPI rank 1 not heard from" "$WORK/hung/log.txt" && pass "hung: rank 1 reported lost" || fail "hung: no loss reported"
 recorded_once "$WORK/hung" && pass "hung: each configuration recorded once" || fail "hung: records"
 [ "$(winner "$WORK/hung")" = "$reference" ] && pass "hung: same header values" || fail "hung: header: $(winner "$WORK/hung")"
+survivors_went_on "$WORK/hung" "$at_stop" 1 2
 
 # rank0: rank 0 killed once 3 outcomes are in; the workers stop; the same command resumes
 kernel "$WORK/rank0" 300

@@ -6,6 +6,7 @@
 #include "loop/tuner.hpp"
 #include "test_support.hpp"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -71,11 +72,13 @@ class QueueTransport final : public Transport {
   int rank_;
 };
 
-// A deterministic objective, minimal at X=4, Y=1; X == 5 does not compile. `on_prepare` is told
-// each configuration it prepares (in the compiling thread).
+// A deterministic objective, minimal at X=4, Y=1; X == 5 does not compile. `on_prepare` and
+// `on_measure` are told each configuration it prepares and measures (in the working thread).
 class StubBackend final : public Backend {
  public:
-  explicit StubBackend(std::function<void(const Config&)> on_prepare = {}) : on_prepare_(std::move(on_prepare)) {}
+  explicit StubBackend(std::function<void(const Config&)> on_prepare = {},
+                       std::function<void(const Config&)> on_measure = {})
+      : on_prepare_(std::move(on_prepare)), on_measure_(std::move(on_measure)) {}
   std::string name() const override { return "stub"; }
   nlohmann::json device() const override { return {{"name", "stub device"}}; }
   std::size_t parallelism() const override { return 2; }
@@ -96,6 +99,7 @@ class StubBackend final : public Backend {
   }
   Outcome measure(Prepared& p) override {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (on_measure_) on_measure_(p.config);
     Outcome o;
     o.status = Status::ok;
     o.objective = 1.0 + (p.config[0] - 4.0) * (p.config[0] - 4.0) + (p.config[1] - 1.0) * (p.config[1] - 1.0);
@@ -103,32 +107,43 @@ class StubBackend final : public Backend {
   }
 
  private:
-  std::function<void(const Config&)> on_prepare_;
+  std::function<void(const Config&)> on_prepare_, on_measure_;
 };
 
-// Rank 0 (this thread) and two worker threads; `worker_prepare` is given to the workers' backends.
+using Hook = std::function<void(int rank, const Config&)>;
+
+// Rank 0 (this thread) and two worker threads; `worker_prepare` and `worker_measure` are given to
+// the workers' backends.
 struct Job {
-  explicit Job(std::function<void(int, const Config&)> worker_prepare = {}, double timeout_s = 30)
+  explicit Job(Hook worker_prepare = {}, double timeout_s = 30, Hook worker_measure = {})
       : network(3), transport0(network, 0), coordinator(transport0, timeout_s, &warnings) {
     factories.reserve(2);  // the workers hold references to them
     for (int r = 1; r <= 2; ++r) {
       transports.push_back(std::make_unique<QueueTransport>(network, r));
       QueueTransport* t = transports.back().get();
-      factories.push_back([worker_prepare, r](const nlohmann::json&, nlohmann::json& hello) {
+      factories.push_back([worker_prepare, worker_measure, r](const nlohmann::json&, nlohmann::json& hello) {
         hello["key_parts"] = {{"device", "stub device"}};
-        return std::make_unique<StubBackend>([worker_prepare, r](const Config& c) {
-          if (worker_prepare) worker_prepare(r, c);
-        });
+        return std::make_unique<StubBackend>(
+            [worker_prepare, r](const Config& c) {
+              if (worker_prepare) worker_prepare(r, c);
+            },
+            [worker_measure, r](const Config& c) {
+              if (worker_measure) worker_measure(r, c);
+            });
       });
       workers.emplace_back([this, t, r] { codes[r] = serve_worker(*t, sp, factories[static_cast<std::size_t>(r - 1)], 600, log); });
     }
   }
+  ~Job() { finish(); }  // also after a failed ASSERT
   // Stops the workers (a lost one, still running here, is told directly) and waits for them.
   void finish() {
+    if (finished) return;
+    finished = true;
     coordinator.stop();
     for (int r : coordinator.lost_ranks()) network.deliver(0, r, {{"type", "stop"}});
     for (auto& w : workers) w.join();
   }
+  bool finished = false;
   Space sp = space();
   Network network;
   QueueTransport transport0;
@@ -137,7 +152,7 @@ struct Job {
   std::vector<std::unique_ptr<QueueTransport>> transports;
   std::vector<SessionFactory> factories;
   std::vector<std::thread> workers;
-  std::map<int, int> codes;
+  std::array<std::atomic<int>, 3> codes{{-1, -1, -1}};  // serve_worker's results, per rank
 };
 
 TuneReport tune(Backend& backend, const Space& sp, std::size_t budget) {
@@ -226,7 +241,7 @@ TEST(Cluster, ASilentRanksConfigurationsAreEvaluatedElsewhere) {
       [&](int rank, const Config&) {
         if (rank == 2 && ++prepared_on_2 == 3) network->cut(2);
       },
-      0.3);
+      2.0);
   network = &job.network;
   {
     ClusterBackend backend(std::make_unique<StubBackend>(), job.coordinator, open_session(job.coordinator, {}), job.sp);
@@ -246,6 +261,67 @@ TEST(Cluster, ASilentRanksConfigurationsAreEvaluatedElsewhere) {
   EXPECT_NE(job.warnings.str().find("MPI rank 2 not heard from"), std::string::npos) << job.warnings.str();
   job.finish();
   EXPECT_EQ(job.codes[1], kWorkerStoppedAfterLoss);  // told to end without MPI_Finalize
+}
+
+// Rank 1 goes silent while measuring its second configuration: the configuration it held is
+// compiled and measured again on another rank, and recorded once.
+TEST(Cluster, AConfigurationWhoseRankIsLostWhileMeasuringIsMeasuredElsewhere) {
+  std::atomic<int> measured_on_1{0};
+  std::atomic<bool> cut{false};
+  Network* network = nullptr;
+  Config silenced;
+  std::mutex mutex;
+  Job job({}, 2.0, [&](int rank, const Config& c) {
+    if (rank == 1 && ++measured_on_1 == 2) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        silenced = c;
+      }
+      network->cut(1);
+      cut = true;
+    }
+  });
+  network = &job.network;
+  {
+    ClusterBackend backend(std::make_unique<StubBackend>(), job.coordinator, open_session(job.coordinator, {}), job.sp);
+    const TuneReport report = tune(backend, job.sp, 36);
+    ASSERT_TRUE(cut);
+    ASSERT_EQ(report.outcomes.size(), 36u);
+    std::set<Config> configs;
+    for (const auto& o : report.outcomes) configs.insert(o.config);
+    EXPECT_EQ(configs.size(), 36u);
+    const auto it = std::find_if(report.outcomes.begin(), report.outcomes.end(),
+                                 [&](const Outcome& o) { return o.config == silenced; });
+    ASSERT_NE(it, report.outcomes.end());
+    EXPECT_NE(it->extra["mpi"].value("rank", -1), 1) << "measured again elsewhere";
+    EXPECT_EQ(it->status, Status::ok);
+  }
+  EXPECT_EQ(job.coordinator.lost_ranks(), std::vector<int>{1});
+}
+
+// A SetupError on a worker (its benchmark does not build) stops rank 0's tuning as a SetupError,
+// as it would locally, not as another exception.
+TEST(Cluster, AWorkersSetupErrorIsTheTuningsSetupError) {
+  Job job;
+  job.factories[0] = [](const nlohmann::json&, nlohmann::json&) -> std::unique_ptr<Backend> {
+    class Broken final : public Backend {
+     public:
+      std::string name() const override { return "stub"; }
+      nlohmann::json device() const override { return {{"name", "stub device"}}; }
+      Prepared prepare(const Config& c) override {
+        Prepared p;
+        p.config = c;
+        return p;
+      }
+      Outcome measure(Prepared&) override { throw SetupError("the benchmark does not build: bench.cu:3: error"); }
+    };
+    return std::make_unique<Broken>();
+  };
+  job.factories[1] = job.factories[0];
+  ClusterBackend backend(std::make_unique<StubBackend>(), job.coordinator, open_session(job.coordinator, {}), job.sp);
+  Prepared p = backend.prepare({1, 1});
+  while (p.rank == 0) p = backend.prepare({1, 2});  // a configuration placed on a worker
+  EXPECT_THROW(backend.measure_on(p, 0), SetupError);
 }
 
 // A worker that cannot build its backend: the session does not open, and the error names the rank.

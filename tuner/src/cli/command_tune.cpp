@@ -207,7 +207,9 @@ void confirm_winner(const TuneArgs& a, const std::string& label, const std::file
   confirm.margin = a.confirm_margin;
   const auto contenders = near_ties(report.outcomes, confirm);
   if (contenders.empty()) return;
-  const Confirmation c = confirm_near_ties(backend, contenders, confirm);
+  // Over MPI, on rank 0's own GPU: the contenders are compared on one GPU, not on as many as ranks.
+  auto* cluster = dynamic_cast<ClusterBackend*>(&backend);
+  const Confirmation c = confirm_near_ties(cluster ? cluster->local() : backend, contenders, confirm);
   std::cout << "[adaexplore] " << label << ": " << contenders.size() << " configurations within "
             << confirm.margin * 100 << " % of the best, re-measured interleaved in " << confirm.rounds
             << " rounds:" << std::endl;
@@ -676,7 +678,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   std::vector<SizeState> states;  // in declared order
   {
     Spec first = size_spec(spec, 0);
-    const std::unique_ptr<Backend> backend = tuning_backend(a, first, devices);
+    const std::unique_ptr<Backend> backend = local_backend(first, devices);  // the key's parts: no session
     const nlohmann::json includes = included_headers(a, *backend, header_path);
     for (std::size_t i = 0; i < spec.sizes.sizes.size(); ++i) {
       SizeState z;
@@ -804,7 +806,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   for (auto& z : states) {
     const std::optional<Outcome> winner = crowned(z, excluded);
     std::unique_ptr<Backend> backend;
-    if (a.profile && winner) backend = tuning_backend(a, z.spec, devices);
+    if (a.profile && winner) backend = local_backend(z.spec, devices);  // profiled on this process's GPU
     finish_key(a, z.spec, backend.get(), z.place, z.label, winner, z.outcomes, excluded);
   }
   if (!failed.empty()) {
@@ -888,13 +890,15 @@ int run_tune_mpi(TuneArgs a) {
   int code = kExitOk;
   try {
     code = run_tune_here(a);
-  } catch (...) {
-    coordinator.stop();
-    throw;
+  } catch (const std::exception& e) {
+    if (!coordinator.stop()) throw;  // MPI_Finalize as the program ends
+    // A rank was lost: MPI_Finalize would wait for it (the workers end without it too).
+    std::cerr << "adaexplore-tuner tune: error: " << e.what() << std::endl;
+    std::cout << std::flush;
+    std::_Exit(kExitBadInput);
   }
-  const std::vector<int> lost = coordinator.lost_ranks();
-  coordinator.stop();
-  if (!lost.empty()) {
+  if (coordinator.stop()) {
+    const std::vector<int> lost = coordinator.lost_ranks();
     // MPI_Finalize would wait for the lost ranks (OpenMPI's waits for every process): everything
     // is written, so this process ends without it, as the workers were told to.
     std::cerr << "[adaexplore] MPI: " << lost.size() << (lost.size() == 1 ? " rank was" : " ranks were")
@@ -1001,7 +1005,7 @@ Command register_tune_command(CLI::App& app) {
                 "measured elsewhere; OpenMPI's mpirun needs --enable-recovery for the job to outlive a dead rank. "
                 "docs/cluster.md");
   sub->add_option("--mpi-timeout", a->mpi_timeout_s,
-                  "--mpi: seconds without a heartbeat (each rank sends one every second) after which rank 0 drops a "
+                  "--mpi: seconds without a heartbeat (each rank sends one every second, or every quarter of this below 4 s) after which rank 0 drops a "
                   "worker rank, and a worker rank stops for want of rank 0 (default 60)")
       ->check(CLI::Range(0.5, 86400.0));
   sub->add_flag("--quiet", a->quiet, "no progress lines");

@@ -17,6 +17,17 @@ double heartbeat_every_s(double timeout_s) { return std::clamp(timeout_s / 4, 0.
 
 }  // namespace
 
+// extra.mpi of an outcome evaluated on `rank`: {"rank", "host"}.
+nlohmann::json mpi_extra(int rank, const std::string& host) {
+  nlohmann::json j = {{"rank", rank}};
+  if (!host.empty()) j["host"] = host;
+  return j;
+}
+
+namespace {
+
+}  // namespace
+
 nlohmann::json prepared_to_json(const Prepared& p, const Space& space) {
   Outcome carrier;  // the resources in the results' form (model/outcome.hpp to_json)
   carrier.config = p.config;
@@ -70,8 +81,9 @@ std::future<nlohmann::json> Coordinator::request(int rank, nlohmann::json messag
   std::lock_guard<std::mutex> lock(mutex_);
   Waiting w{rank, {}};
   auto future = w.answer.get_future();
-  if (lost_.at(static_cast<std::size_t>(rank))) {
-    w.answer.set_exception(std::make_exception_ptr(WorkerLost("rank " + std::to_string(rank) + " was lost")));
+  if (lost_.at(static_cast<std::size_t>(rank)) || stopping_) {
+    w.answer.set_exception(std::make_exception_ptr(
+        WorkerLost("rank " + std::to_string(rank) + (stopping_ ? ": the tuning stopped" : " was lost"))));
     return future;
   }
   const std::uint64_t id = next_id_++;
@@ -104,17 +116,27 @@ std::vector<int> Coordinator::lost_ranks() const {
   return lost_order_;
 }
 
-void Coordinator::stop() {
+bool Coordinator::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_ || !thread_.joinable()) return;
-    const bool abandon = !lost_order_.empty();
+    if (stopping_ || !thread_.joinable()) return abandoned_;
+    const auto now = SteadyClock::now();
+    const double silent_s = 3 * heartbeat_every_s(timeout_s_);
+    for (int r = 1; r < size_; ++r)
+      if (!lost_[static_cast<std::size_t>(r)] && seconds_between(heard_[static_cast<std::size_t>(r)], now) > silent_s)
+        declare_lost(r, "not heard from for " + std::to_string(seconds_between(heard_[static_cast<std::size_t>(r)], now)).substr(0, 4) +
+                            " s at the end of the tuning (dead or hung)");
+    for (auto& [id, w] : waiting_)
+      w.answer.set_exception(std::make_exception_ptr(WorkerLost("the tuning stopped")));
+    waiting_.clear();
+    abandoned_ = !lost_order_.empty();
     for (int r = 1; r < size_; ++r)
       if (!lost_[static_cast<std::size_t>(r)])
-        outbox_.emplace_back(r, nlohmann::json{{"type", "stop"}, {"abandon", abandon}});
+        outbox_.emplace_back(r, nlohmann::json{{"type", "stop"}, {"abandon", abandoned_}});
     stopping_ = true;
   }
   thread_.join();
+  return abandoned_;
 }
 
 void Coordinator::declare_lost(int rank, const std::string& why) {
@@ -151,21 +173,32 @@ void Coordinator::run() {
     }
     for (const auto& [rank, body] : out) transport_.send(rank, body);
     bool received = false;
-    while (auto m = transport_.poll()) {
+    while (true) {
+      std::optional<Message> m;
+      try {
+        m = transport_.poll();
+      } catch (const std::exception& e) {  // a message that is not MessagePack: dropped, said
+        if (warnings_) *warnings_ << "[adaexplore] warning: MPI: a message could not be read: " << e.what() << std::endl;
+        continue;
+      }
+      if (!m) break;
       received = true;
       std::lock_guard<std::mutex> lock(mutex_);
       const auto r = static_cast<std::size_t>(m->source);
       if (r >= lost_.size() || lost_[r]) continue;  // a lost rank's late word is never recorded
       heard_[r] = SteadyClock::now();
+      if (!m->body.is_object()) continue;
       const std::string type = m->body.value("type", "");
       if (type != "reply" && type != "error") continue;  // heartbeat
       const auto it = waiting_.find(m->body.value("id", std::uint64_t{0}));
       if (it == waiting_.end()) continue;
+      const std::string what = "MPI rank " + std::to_string(m->source) + ": " + m->body.value("what", std::string("failed"));
       if (type == "reply")
         it->second.answer.set_value(std::move(m->body));
+      else if (m->body.value("kind", "") == "setup")  // the worker's backend's SetupError: the tuning's verdict
+        it->second.answer.set_exception(std::make_exception_ptr(SetupError(what)));
       else
-        it->second.answer.set_exception(std::make_exception_ptr(std::runtime_error(
-            "MPI rank " + std::to_string(m->source) + ": " + m->body.value("what", std::string("failed")))));
+        it->second.answer.set_exception(std::make_exception_ptr(std::runtime_error(what)));
       waiting_.erase(it);
     }
     const auto now = SteadyClock::now();
@@ -302,12 +335,14 @@ Prepared ClusterBackend::prepare(const Config& config) {
       Worker& w = place();
       ++w.compiling;
       rank = w.rank;
-      handle = next_handle_++;
+      static std::atomic<std::uint64_t> handles{0};  // process-wide: never reused by a later session
+      handle = ++handles;
     }
     try {
       Prepared p;
       if (rank == 0) {
         p = local_->prepare(config);
+        p.rank = 0;
       } else {
         const nlohmann::json answer =
             coordinator_.request(rank, {{"type", "prepare"}, {"handle", handle}, {"config", record_config(config, space_)}})
@@ -320,7 +355,12 @@ Prepared ClusterBackend::prepare(const Config& config) {
       std::lock_guard<std::mutex> lock(mutex_);
       Worker* w = worker(rank);
       --w->compiling;
-      if (!p.failure) ++w->held;
+      if (p.failure) {  // its outcome names the rank that compiled it, as a measured one does
+        if (!p.failure->extra.is_object()) p.failure->extra = nlohmann::json::object();
+        p.failure->extra["mpi"] = mpi_extra(w->rank, w->host);
+      } else {
+        ++w->held;
+      }
       return p;
     } catch (const WorkerLost&) {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -381,13 +421,8 @@ Outcome ClusterBackend::measure_on(Prepared& prepared, std::size_t slot) {
     }
     done(prepared.keep_artifact);
     if (!o.extra.is_object()) o.extra = nlohmann::json::object();
-    std::string host;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      host = worker(rank)->host;
-    }
-    o.extra["mpi"] = {{"rank", rank}};
-    if (!host.empty()) o.extra["mpi"]["host"] = host;
+    std::lock_guard<std::mutex> lock(mutex_);
+    o.extra["mpi"] = mpi_extra(rank, worker(rank)->host);
     return o;
   } catch (const WorkerLost&) {
     done(false);
@@ -398,12 +433,8 @@ Outcome ClusterBackend::measure_on(Prepared& prepared, std::size_t slot) {
   // Its rank was lost with the artifact: compiled and measured again on another.
   Prepared again = prepare(prepared.config);
   again.keep_artifact = prepared.keep_artifact;
-  if (again.failure) {
-    Outcome o = *again.failure;
-    for (const auto& [stage, ms] : again.stage_ms) o.stage_ms.emplace(stage, ms);
-    return o;
-  }
-  prepared = std::move(again);
+  prepared = std::move(again);  // the caller merges the new compile's stages and warnings
+  if (prepared.failure) return *prepared.failure;
   return measure_on(prepared, slot);
 }
 

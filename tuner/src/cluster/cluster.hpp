@@ -45,6 +45,8 @@ class WorkerLost : public std::runtime_error {
 /// A Prepared as it crosses the network: everything but the artifact, which stays on the rank
 /// that compiled it (Prepared::rank, Prepared::handle).
 nlohmann::json prepared_to_json(const Prepared& prepared, const Space& space);
+/// An outcome's extra.mpi: {"rank": rank, "host": host} (no host when empty).
+nlohmann::json mpi_extra(int rank, const std::string& host);
 Prepared prepared_from_json(const nlohmann::json& j, const Space& space);
 
 /// Rank 0's side of the job: a communication thread (the only caller of the Transport) that
@@ -72,9 +74,11 @@ class Coordinator {
   /// The ranks declared lost, in order.
   std::vector<int> lost_ranks() const;
   /// Tells every live worker to stop and waits (a few seconds at most) for the messages to leave;
-  /// then the thread ends. With a rank lost, the workers are told to end without MPI_Finalize
-  /// (it would wait for the lost rank: OpenMPI's waits for every process), and so must rank 0.
-  void stop();
+  /// then the thread ends; a request still waiting gets WorkerLost. A worker silent for more than
+  /// three heartbeats by then is lost too (it may have died within the timeout). Returns whether
+  /// a rank was lost: the workers were then told to end without MPI_Finalize (it would wait for
+  /// the lost rank: OpenMPI's waits for every process), and rank 0 must do the same. Idempotent.
+  bool stop();
 
  private:
   void run();
@@ -96,7 +100,7 @@ class Coordinator {
   std::vector<std::chrono::steady_clock::time_point> heard_;
   std::vector<bool> lost_;
   std::vector<int> lost_order_;
-  bool stopping_ = false;
+  bool stopping_ = false, abandoned_ = false;
   std::thread thread_;
 };
 
@@ -162,7 +166,6 @@ class ClusterBackend final : public Backend {
   mutable std::mutex mutex_;
   std::vector<Worker> workers_;  // rank 0 (local_) first
   std::uint64_t session_ = 0;
-  std::uint64_t next_handle_ = 1;
   // rank 0's measuring workers (local_->measure_slots()): which are busy
   std::vector<bool> local_busy_;
   std::condition_variable local_free_;

@@ -40,14 +40,8 @@ class MpiTransport final : public Transport {
     MPI_Get_processor_name(name, &length);
     host_.assign(name, static_cast<std::size_t>(length));
   }
-  ~MpiTransport() override {
-    // Sends to ranks that died never complete: cancel them, so that MPI_Finalize does not wait.
-    for (auto& s : sending_) {
-      MPI_Cancel(&s.request);
-      MPI_Request_free(&s.request);
-    }
-    MPI_Finalize();
-  }
+  // Called only when no rank was lost (cluster.hpp Coordinator::stop): every send has left.
+  ~MpiTransport() override { MPI_Finalize(); }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -91,20 +85,26 @@ class MpiTransport final : public Transport {
     std::vector<std::uint8_t> bytes;
     MPI_Request request = MPI_REQUEST_NULL;
   };
-  // Frees the sends that completed (MPI_Isend's buffer lives until then).
+  // Frees the sends that completed (MPI_Isend's buffer lives until then). A send whose test
+  // fails (its peer is gone) may still be active: its buffer is kept, never reused.
   void progress() {
     for (auto it = sending_.begin(); it != sending_.end();) {
       int done = 0;
-      if (MPI_Test(&it->request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done)
+      if (MPI_Test(&it->request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        failed_.push_back(std::move(it->bytes));
         it = sending_.erase(it);
-      else
+      } else if (done) {
+        it = sending_.erase(it);
+      } else {
         ++it;
+      }
     }
   }
 
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::string host_;
   std::deque<Sending> sending_;
+  std::vector<std::vector<std::uint8_t>> failed_;
 };
 
 }  // namespace

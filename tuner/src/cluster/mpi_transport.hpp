@@ -4,8 +4,9 @@
 //
 // MPI's default error handler on MPI_COMM_WORLD is MPI_ERRORS_ARE_FATAL: an error in any MPI
 // call (a peer that died, among others) aborts every process of the job. This transport sets
-// MPI_ERRORS_RETURN instead and treats a failed call as that peer's loss (cluster.hpp), never
-// blocks on one peer, and a peer that stops answering is declared lost by the heartbeats above it.
+// MPI_ERRORS_RETURN instead: a send that fails is dropped, a receive that fails is not delivered,
+// and nothing waits on one peer; a peer that stops answering, for whatever reason, is declared
+// lost by the heartbeats above it (cluster.hpp).
 // The launcher decides what a dead process does to the others: OpenMPI's mpirun kills the whole
 // job unless started with --enable-recovery; Slurm's srun kills the step's other tasks only with
 // --kill-on-bad-exit=1 (docs/cluster.md).

@@ -7,6 +7,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -32,9 +33,17 @@ class Worker {
     const double beat_every = std::clamp(timeout_s_ / 4, 0.05, 1.0);
     while (true) {
       bool busy = false;
-      while (auto m = transport_.poll()) {
+      while (true) {
+        std::optional<Message> m;
+        try {
+          m = transport_.poll();
+        } catch (const std::exception& e) {
+          log_ << "[adaexplore] MPI rank " << transport_.rank() << ": a message could not be read: " << e.what() << std::endl;
+          continue;
+        }
+        if (!m) break;
         busy = true;
-        if (m->source != 0) continue;
+        if (m->source != 0 || !m->body.is_object()) continue;
         heard = SteadyClock::now();
         if (m->body.value("type", "") != "heartbeat") inbox_.push_back(std::move(m->body));
       }
@@ -42,7 +51,9 @@ class Worker {
       busy = start_measurements() || busy;
       busy = collect() || busy;
       if (stopped_ && tasks_.empty()) {
-        while (!transport_.sends_done()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        const auto until = SteadyClock::now() + std::chrono::seconds(5);  // a dead rank 0 never takes them
+        while (!transport_.sends_done() && SteadyClock::now() < until)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
         return abandon_ ? kWorkerStoppedAfterLoss : kWorkerStopped;
       }
       const auto now = SteadyClock::now();
@@ -89,6 +100,19 @@ class Worker {
           (type == "calibrate" && measuring()))
         return did;
       did = true;
+      try {
+        handle(m, type);
+      } catch (const std::exception& e) {  // a malformed message: answered as an error, the worker goes on
+        log_ << "[adaexplore] MPI rank " << transport_.rank() << ": message " << type << ": " << e.what() << std::endl;
+        if (m.contains("id")) transport_.send(0, {{"type", "error"}, {"id", m["id"]}, {"what", e.what()}});
+      }
+      inbox_.pop_front();
+    }
+    return did;
+  }
+
+  void handle(const nlohmann::json& m, const std::string& type) {
+    {
       if (type == "setup") {
         setup(m);
       } else if (type == "end") {
@@ -106,9 +130,7 @@ class Worker {
       } else if (type == "calibrate" && backend_) {
         backend_->calibrate(outcome_from_json(m.at("outcome"), space_));
       }
-      inbox_.pop_front();
     }
-    return did;
   }
 
   // Releases the session's backend (its artifacts discarded), as a task.
@@ -225,8 +247,12 @@ class Worker {
       try {
         answer = it->answer.get();
         answer["type"] = "reply";
+      } catch (const SetupError& e) {  // the setup is broken: rank 0's tuning stops as a local one does
+        answer = {{"type", "error"}, {"kind", "setup"}, {"what", e.what()}};
       } catch (const std::exception& e) {
         answer = {{"type", "error"}, {"what", e.what()}};
+      } catch (...) {
+        answer = {{"type", "error"}, {"what", "an exception that is not a std::exception"}};
       }
       answer["id"] = it->id;
       if (it->reply) transport_.send(0, answer);
