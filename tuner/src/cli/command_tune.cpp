@@ -81,7 +81,7 @@ struct TuneArgs {
   // --mpi: one tuning over the ranks of an MPI job (cluster/cluster.hpp, docs/cluster.md).
   bool mpi = false;
   double mpi_timeout_s = 60;
-  bool devices_given = false;  // --device given (else, with --mpi, the rank's local rank: mpi_devices)
+  bool devices_given = false;  // --device given (else, with --mpi, the rank's local rank: run_tune_mpi)
   Coordinator* cluster = nullptr;  // rank 0 of an --mpi tuning: its workers
 };
 
