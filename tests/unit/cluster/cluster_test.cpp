@@ -324,6 +324,15 @@ TEST(Cluster, AWorkersSetupErrorIsTheTuningsSetupError) {
   EXPECT_THROW(backend.measure_on(p, 0), SetupError);
 }
 
+// Two ranks on one GPU are named (per host: the same UUID on two hosts is not the same GPU);
+// ranks without GPUs (the host backend) share nothing.
+TEST(SharedGpus, NamesTheRanksThatWouldMeasureOnOneGpu) {
+  EXPECT_TRUE(shared_gpus({{0, "n1", {"GPU-a"}}, {1, "n1", {"GPU-b"}}, {2, "n2", {"GPU-a"}}}).empty());
+  EXPECT_TRUE(shared_gpus({{0, "n1", {}}, {1, "n1", {}}, {2, "n1", {""}}}).empty());
+  EXPECT_EQ(shared_gpus({{0, "n1", {"GPU-a", "GPU-b"}}, {1, "n1", {"GPU-b"}}, {2, "n1", {"GPU-c"}}, {3, "n1", {"GPU-b"}}}),
+            std::vector<std::string>{"GPU-b on n1: ranks 0, 1, 3"});
+}
+
 // A worker that cannot build its backend: the session does not open, and the error names the rank.
 TEST(Cluster, AWorkerThatCannotBuildItsBackendIsNamed) {
   Job job;

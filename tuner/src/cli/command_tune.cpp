@@ -278,10 +278,29 @@ nlohmann::json included_headers(const TuneArgs& a, Backend& backend, const std::
 
 // What a rank of an --mpi tuning says of its backend for a setup of `spec` (the key's parts, as
 // key_place computes them, but with the headers of the size's default header path on every rank).
-nlohmann::json cluster_hello(const TuneArgs& a, const Spec& spec, Backend& backend) {
+nlohmann::json cluster_hello(const TuneArgs& a, const Spec& spec, Backend& backend, const std::vector<DeviceInfo>& devices) {
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
   const nlohmann::json includes = included_headers(a, backend, header_path);
-  return {{"key_parts", key_parts(spec, backend.name(), backend.device(), includes)}, {"device", backend.device()}};
+  std::vector<std::string> gpus;
+  for (const auto& d : devices) gpus.push_back(d.uuid);
+  return {{"key_parts", key_parts(spec, backend.name(), backend.device(), includes)},
+          {"device", backend.device()},
+          {"gpus", gpus}};
+}
+
+// Two ranks measuring on one GPU would disturb each other's timings: refused, naming them.
+void check_cluster_gpus(const nlohmann::json& mine, const std::string& host0, const std::vector<WorkerHello>& workers) {
+  std::vector<std::tuple<int, std::string, std::vector<std::string>>> ranks;
+  ranks.emplace_back(0, host0, mine.value("gpus", std::vector<std::string>{}));
+  for (const auto& w : workers) ranks.emplace_back(w.rank, w.host, w.body.value("gpus", std::vector<std::string>{}));
+  const std::vector<std::string> shared = shared_gpus(ranks);
+  if (shared.empty()) return;
+  std::string what;
+  for (const auto& line : shared) what += "\n  " + line;
+  throw std::runtime_error("--mpi: ranks would measure on the same GPU, and disturb each other's timings:" + what +
+                           "\n  Give each rank its own GPUs: one rank per GPU without --device (each takes the GPU "
+                           "of its local rank), Slurm's --gpus-per-task=1 with --device 0, or one rank per node with "
+                           "--device 0,1,... (docs/cluster.md). Nothing was evaluated.");
 }
 
 // The ranks whose hellos differ from rank 0's key: refused with an error naming them, their
@@ -329,7 +348,9 @@ std::unique_ptr<Backend> tuning_backend(const TuneArgs& a, const Spec& spec, con
   if (!a.cluster) return local;
   nlohmann::json setup = {{"size", spec.size ? spec.sizes.to_json(*spec.size) : nlohmann::json()}};
   std::vector<WorkerHello> workers = open_session(*a.cluster, setup);
-  check_cluster_keys(cluster_hello(a, spec, *local), a.cluster->host(), workers);
+  const nlohmann::json mine = cluster_hello(a, spec, *local, devices);
+  check_cluster_keys(mine, a.cluster->host(), workers);
+  check_cluster_gpus(mine, a.cluster->host(), workers);
   return std::make_unique<ClusterBackend>(std::move(local), *a.cluster, std::move(workers), spec.space);
 }
 
@@ -866,7 +887,7 @@ int run_worker(const TuneArgs& a, Transport& transport) {
     const Spec keyed = s;  // the key as rank 0 computes it (cluster_hello: its default header path)
     s.work_dir = s.work_dir / ("mpi-rank-" + std::to_string(transport.rank()));
     std::unique_ptr<Backend> backend = local_backend(s, devices);
-    hello = cluster_hello(a, keyed, *backend);
+    hello = cluster_hello(a, keyed, *backend, devices);
     return backend;
   };
   if (serve_worker(transport, spec.space, open, a.mpi_timeout_s, std::cerr) == kWorkerStoppedAfterLoss) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <set>
 
 namespace adaexplore {
 namespace {
@@ -220,6 +221,21 @@ void Coordinator::run() {
     }
     if (!received && out.empty()) std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
+}
+
+std::vector<std::string> shared_gpus(const std::vector<std::tuple<int, std::string, std::vector<std::string>>>& ranks) {
+  std::map<std::pair<std::string, std::string>, std::vector<int>> users;  // (host, uuid) -> ranks
+  for (const auto& [rank, host, uuids] : ranks)
+    for (const auto& uuid : std::set<std::string>(uuids.begin(), uuids.end()))
+      if (!uuid.empty()) users[{host, uuid}].push_back(rank);
+  std::vector<std::string> lines;
+  for (const auto& [where, by] : users) {
+    if (by.size() < 2) continue;
+    std::string line = where.second + " on " + where.first + ": ranks";
+    for (std::size_t i = 0; i < by.size(); ++i) line += (i ? ", " : " ") + std::to_string(by[i]);
+    lines.push_back(line);
+  }
+  return lines;
 }
 
 std::vector<WorkerHello> open_session(Coordinator& coordinator, const nlohmann::json& setup) {

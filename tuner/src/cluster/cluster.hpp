@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +115,11 @@ struct WorkerHello {
   std::size_t slots() const { return body.value("slots", std::size_t{1}); }
   std::size_t parallelism() const { return body.value("parallelism", std::size_t{1}); }
 };
+
+/// The GPUs two ranks would both measure on: each rank's hello lists its GPUs' UUIDs ("gpus");
+/// `ranks` holds every rank's (rank 0's too) as (rank, host, uuids). Empty when none is shared;
+/// else one line per shared GPU: "GPU-... on node01: ranks 0, 1".
+std::vector<std::string> shared_gpus(const std::vector<std::tuple<int, std::string, std::vector<std::string>>>& ranks);
 
 /// Sends `setup` (numbered: "session") to every live worker (each builds its backend for it: worker.hpp) and returns
 /// their hellos, ranks in order; a rank lost meanwhile is left out (and reported as lost). A
