@@ -70,6 +70,25 @@ survivors_went_on() {  # dir, outcomes at the loss, lost rank, surviving worker 
   grep -q "MPI rank $3 not heard from .*its [1-9][0-9]* requests\? in flight" "$1/log.txt" \
     && pass "$name: rank $3 had work in flight, moved to other ranks" || fail "$name: rank $3 had nothing in flight"
 }
+# Case $1 (each measurement 300 ms, the compiles ~2-4 s here) under --enable-recovery: once 3
+# outcomes are in, signal $2 goes to rank $3; AT is the outcomes recorded by then.
+start_and_signal() {
+  kernel "$WORK/$1" 300
+  launch "$WORK/$1" --enable-recovery -np 3
+  wait_outcomes "$WORK/$1" 120 3 || fail "$1: no 3 outcomes"
+  kill "-$2" "$(cat "$WORK/$1/pids/rank-$3")"
+  AT=$(outcomes "$WORK/$1")
+  echo "$1: SIG$2 to rank $3 at $AT outcomes"
+}
+# After rank $2 of case $1 was lost at $3 outcomes (rank $4 a survivor): the loss reported, each
+# configuration recorded once, the local tuning's header, the survivors went on.
+after_loss() {
+  local name=$1 lost=$2 at=$3 survivor=$4
+  grep -q "MPI rank $lost not heard from" "$WORK/$name/log.txt" && pass "$name: rank $lost reported lost" || fail "$name: no loss reported"
+  recorded_once "$WORK/$name" && pass "$name: each configuration recorded once" || fail "$name: records"
+  [ "$(winner "$WORK/$name")" = "$reference" ] && pass "$name: same header values" || fail "$name: header: $(winner "$WORK/$name")"
+  survivors_went_on "$WORK/$name" "$at" "$lost" "$survivor"
+}
 # Waits (at most $2 s) until $1 holds $3 outcomes.
 wait_outcomes() {
   local t=0
@@ -107,27 +126,15 @@ echo "$ranks"
 [ "$(echo "$ranks" | wc -l)" = 3 ] && pass "spread: evaluations on all 3 ranks" || fail "spread: not on every rank"
 [ "$(winner "$WORK/spread")" = "$reference" ] && pass "spread: same header values as the local tuning" || fail "spread: header differs: $(winner "$WORK/spread")"
 
-# killed: rank 2 killed once 3 outcomes are in (each measurement 300 ms, the compiles ~2-4 s here)
-kernel "$WORK/killed" 300
-launch "$WORK/killed" --enable-recovery -np 3
-wait_outcomes "$WORK/killed" 120 3 || fail "killed: no 3 outcomes"
-kill -9 "$(cat "$WORK/killed/pids/rank-2")"
-at_kill=$(outcomes "$WORK/killed")
-echo "killed rank 2 at $at_kill outcomes"
+# killed: rank 2 killed once 3 outcomes are in
+start_and_signal killed KILL 2
 wait_mpirun 300
 echo "mpirun status $STATUS"
 [ "$STATUS" != timeout ] && pass "killed: mpirun returned" || fail "killed: mpirun did not return"
-grep -q "MPI rank 2 not heard from" "$WORK/killed/log.txt" && pass "killed: rank 2 reported lost" || fail "killed: no loss reported"
-recorded_once "$WORK/killed" && pass "killed: each configuration recorded once" || fail "killed: records"
-[ "$(winner "$WORK/killed")" = "$reference" ] && pass "killed: same header values" || fail "killed: header: $(winner "$WORK/killed")"
-survivors_went_on "$WORK/killed" "$at_kill" 2 1
+after_loss killed 2 "$AT" 1
 
 # hung: rank 1 stopped once 3 outcomes are in
-kernel "$WORK/hung" 300
-launch "$WORK/hung" --enable-recovery -np 3
-wait_outcomes "$WORK/hung" 120 3 || fail "hung: no 3 outcomes"
-kill -STOP "$(cat "$WORK/hung/pids/rank-1")"
-at_stop=$(outcomes "$WORK/hung")
+start_and_signal hung STOP 1
 # Rank 0 finishes without it; the stopped rank, continued, no longer hears rank 0 and stops.
 t=0
 while kill -0 "$(cat "$WORK/hung/pids/rank-0")" 2>/dev/null && [ $t -lt 1500 ]; do sleep 0.2; t=$((t + 1)); done
@@ -137,18 +144,11 @@ wait_mpirun 60
 echo "mpirun status $STATUS"
 [ "$STATUS" != timeout ] && pass "hung: mpirun returned once the stopped rank ran again" || fail "hung: mpirun did not return"
 grep -q "MPI rank 1 (.*rank 0 not heard from" "$WORK/hung/log.txt" && pass "hung: rank 1 stopped by itself" || fail "hung: rank 1 did not say why it stopped"
-grep -q "MPI rank 1 not heard from" "$WORK/hung/log.txt" && pass "hung: rank 1 reported lost" || fail "hung: no loss reported"
-recorded_once "$WORK/hung" && pass "hung: each configuration recorded once" || fail "hung: records"
-[ "$(winner "$WORK/hung")" = "$reference" ] && pass "hung: same header values" || fail "hung: header: $(winner "$WORK/hung")"
-survivors_went_on "$WORK/hung" "$at_stop" 1 2
+after_loss hung 1 "$AT" 2
 
 # rank0: rank 0 killed once 3 outcomes are in; the workers stop; the same command resumes
-kernel "$WORK/rank0" 300
-launch "$WORK/rank0" --enable-recovery -np 3
-wait_outcomes "$WORK/rank0" 120 3 || fail "rank0: no 3 outcomes"
-kill -9 "$(cat "$WORK/rank0/pids/rank-0")"
-before=$(outcomes "$WORK/rank0")
-echo "killed rank 0 at $before outcomes"
+start_and_signal rank0 KILL 0
+before=$AT
 wait_mpirun 120
 [ "$STATUS" != timeout ] && pass "rank0: the workers stopped, mpirun returned ($STATUS)" || fail "rank0: mpirun did not return"
 grep -q "rank 0 not heard from" "$WORK/rank0/log.txt" && pass "rank0: the workers said why they stopped" || fail "rank0: no worker message"
