@@ -124,6 +124,8 @@ recorded_once "$WORK/spread" && pass "spread: each configuration recorded once" 
 ranks=$(grep -o '"mpi":{[^}]*"rank":[0-9]*' "$(results "$WORK/spread")" | grep -o 'rank":[0-9]*' | sort | uniq -c)
 echo "$ranks"
 [ "$(echo "$ranks" | wc -l)" = 3 ] && pass "spread: evaluations on all 3 ranks" || fail "spread: not on every rank"
+grep -q "warning: --mpi: ranks 0, 1, 2 share the CPU of" "$WORK/spread/log.txt" \
+  && pass "spread: warned that the ranks share this host's CPU" || fail "spread: no warning of the shared CPU"
 [ "$(winner "$WORK/spread")" = "$reference" ] && pass "spread: same header values as the local tuning" || fail "spread: header differs: $(winner "$WORK/spread")"
 
 # killed: rank 2 killed once 3 outcomes are in

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -334,7 +335,8 @@ void check_cluster_keys(const nlohmann::json& mine, const std::string& host0, co
   throw std::runtime_error(
       "--mpi: these ranks would measure for another tuning key than rank 0 (" + host0 + ", device " +
       mine["device"].dump() + "):" + differ +
-      "\n  Only GPUs of one model (and the same spec, template, benchmark, headers and toolchain) are combined in "
+      "\n  Only GPUs of one model (a host kernel: one CPU model and compiler version), with the same spec, "
+      "template, benchmark, headers and toolchain (the spec's compiler.path, by its --version), are combined in "
       "one tuning. Run one job per GPU model (Slurm: --constraint or a partition of one model) into one --database "
       "folder; `adaexplore-tuner header --database` then writes a header that selects each model's winner "
       "(docs/cluster.md). Nothing was evaluated.");
@@ -351,6 +353,19 @@ std::unique_ptr<Backend> tuning_backend(const TuneArgs& a, const Spec& spec, con
   const nlohmann::json mine = cluster_hello(a, spec, *local, devices);
   check_cluster_keys(mine, a.cluster->host(), workers);
   check_cluster_gpus(mine, a.cluster->host(), workers);
+  if (spec.backend != "cuda") {  // a CPU kernel: ranks on one host measure on the same cores
+    std::map<std::string, std::vector<int>> by_host = {{a.cluster->host(), {0}}};
+    for (const auto& w : workers) by_host[w.host].push_back(w.rank);
+    for (const auto& [host, ranks] : by_host) {
+      if (ranks.size() < 2) continue;
+      std::string list;
+      for (int r : ranks) list += (list.empty() ? "" : ", ") + std::to_string(r);
+      std::cerr << "[adaexplore] warning: --mpi: ranks " << list << " share the CPU of " << host
+                << ": a " << spec.backend << " kernel's measurements there run beside the other ranks' compiles and "
+                << "measurements and are slowed by them; for figures to trust, one rank per node (docs/cluster.md)"
+                << std::endl;
+    }
+  }
   return std::make_unique<ClusterBackend>(std::move(local), *a.cluster, std::move(workers), spec.space);
 }
 
