@@ -1,22 +1,11 @@
 #include "cluster/cluster.hpp"
+#include "cluster/heartbeat.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <set>
 
 namespace adaexplore {
-namespace {
-
-using SteadyClock = std::chrono::steady_clock;
-
-double seconds_between(SteadyClock::time_point a, SteadyClock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-// How often heartbeats go out: every second, more often under a short timeout (tests).
-double heartbeat_every_s(double timeout_s) { return std::clamp(timeout_s / 4, 0.05, 1.0); }
-
-}  // namespace
 
 // extra.mpi of an outcome evaluated on `rank`: {"rank", "host"}.
 nlohmann::json mpi_extra(int rank, const std::string& host) {
@@ -24,10 +13,6 @@ nlohmann::json mpi_extra(int rank, const std::string& host) {
   if (!host.empty()) j["host"] = host;
   return j;
 }
-
-namespace {
-
-}  // namespace
 
 nlohmann::json prepared_to_json(const Prepared& p, const Space& space) {
   Outcome carrier;  // the resources in the results' form (model/outcome.hpp to_json)
@@ -71,7 +56,7 @@ Coordinator::Coordinator(Transport& transport, double timeout_s, std::ostream* w
       host_(transport.host()),
       timeout_s_(timeout_s),
       warnings_(warnings),
-      heard_(static_cast<std::size_t>(size_), SteadyClock::now()),
+      heard_(static_cast<std::size_t>(size_), HeartbeatClock::now()),
       lost_(static_cast<std::size_t>(size_), false) {
   thread_ = std::thread([this] { run(); });
 }
@@ -121,7 +106,7 @@ bool Coordinator::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_ || !thread_.joinable()) return abandoned_;
-    const auto now = SteadyClock::now();
+    const auto now = HeartbeatClock::now();
     const double silent_s = 3 * heartbeat_every_s(timeout_s_);
     for (int r = 1; r < size_; ++r)
       if (!lost_[static_cast<std::size_t>(r)] && seconds_between(heard_[static_cast<std::size_t>(r)], now) > silent_s)
@@ -162,8 +147,8 @@ void Coordinator::declare_lost(int rank, const std::string& why) {
 
 // The communication thread: the only caller of the Transport.
 void Coordinator::run() {
-  auto last_beat = SteadyClock::now() - std::chrono::hours(1);
-  std::optional<SteadyClock::time_point> stop_at;
+  auto last_beat = HeartbeatClock::now() - std::chrono::hours(1);
+  std::optional<HeartbeatClock::time_point> stop_at;
   while (true) {
     std::vector<std::pair<int, nlohmann::json>> out;
     bool stopping = false;
@@ -187,7 +172,7 @@ void Coordinator::run() {
       std::lock_guard<std::mutex> lock(mutex_);
       const auto r = static_cast<std::size_t>(m->source);
       if (r >= lost_.size() || lost_[r]) continue;  // a lost rank's late word is never recorded
-      heard_[r] = SteadyClock::now();
+      heard_[r] = HeartbeatClock::now();
       if (!m->body.is_object()) continue;
       const std::string type = m->body.value("type", "");
       if (type != "reply" && type != "error") continue;  // heartbeat
@@ -202,7 +187,7 @@ void Coordinator::run() {
         it->second.answer.set_exception(std::make_exception_ptr(std::runtime_error(what)));
       waiting_.erase(it);
     }
-    const auto now = SteadyClock::now();
+    const auto now = HeartbeatClock::now();
     if (stopping) {
       if (!stop_at) stop_at = now;
       if (transport_.sends_done() || seconds_between(*stop_at, now) > 5) return;

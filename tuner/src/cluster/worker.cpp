@@ -12,15 +12,10 @@
 #include <thread>
 
 #include "cluster/cluster.hpp"
+#include "cluster/heartbeat.hpp"
 
 namespace adaexplore {
 namespace {
-
-using SteadyClock = std::chrono::steady_clock;
-
-double seconds_between(SteadyClock::time_point a, SteadyClock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
 
 class Worker {
  public:
@@ -28,9 +23,9 @@ class Worker {
       : transport_(transport), space_(space), open_(open), timeout_s_(timeout_s), log_(log) {}
 
   int serve() {
-    auto heard = SteadyClock::now();
+    auto heard = HeartbeatClock::now();
     auto beat = heard - std::chrono::hours(1);
-    const double beat_every = std::clamp(timeout_s_ / 4, 0.05, 1.0);
+    const double beat_every = heartbeat_every_s(timeout_s_);
     while (true) {
       bool busy = false;
       while (true) {
@@ -44,19 +39,19 @@ class Worker {
         if (!m) break;
         busy = true;
         if (m->source != 0 || !m->body.is_object()) continue;
-        heard = SteadyClock::now();
+        heard = HeartbeatClock::now();
         if (m->body.value("type", "") != "heartbeat") inbox_.push_back(std::move(m->body));
       }
       busy = handle_inbox() || busy;
       busy = start_measurements() || busy;
       busy = collect() || busy;
       if (stopped_ && tasks_.empty()) {
-        const auto until = SteadyClock::now() + std::chrono::seconds(5);  // a dead rank 0 never takes them
-        while (!transport_.sends_done() && SteadyClock::now() < until)
+        const auto until = HeartbeatClock::now() + std::chrono::seconds(5);  // a dead rank 0 never takes them
+        while (!transport_.sends_done() && HeartbeatClock::now() < until)
           std::this_thread::sleep_for(std::chrono::milliseconds(1));
         return abandon_ ? kWorkerStoppedAfterLoss : kWorkerStopped;
       }
-      const auto now = SteadyClock::now();
+      const auto now = HeartbeatClock::now();
       if (seconds_between(beat, now) >= beat_every) {
         beat = now;
         transport_.send(0, {{"type", "heartbeat"}});
