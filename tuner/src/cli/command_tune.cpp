@@ -234,23 +234,29 @@ Spec tuning_spec(const TuneArgs& a) {
   return spec;
 }
 
-// The GPUs of --device (cuda); false, having said why, when one is missing.
-bool tuning_devices(const TuneArgs& a, const Spec& spec, std::vector<DeviceInfo>& devices) {
-  if (spec.backend != "cuda") return true;
+// The GPUs of --device (cuda) into `devices`; "" or, when one is missing, why ("no CUDA GPU 1 to
+// tune on: ...").
+std::string find_tuning_devices(const TuneArgs& a, const Spec& spec, std::vector<DeviceInfo>& devices) {
+  if (spec.backend != "cuda") return "";
   for (int index : a.devices) {
     const DeviceInfo device = query_device(index);
-    if (!device.present) {
-      std::cerr << "adaexplore-tuner tune: no CUDA GPU " << index << " to tune on: " << device.reason;
-      if (!a.cached) std::cerr << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)";
-      std::cerr << "\n";
-      return false;
-    }
+    if (!device.present) return "no CUDA GPU " + std::to_string(index) + " to tune on: " + device.reason;
     for (const auto& other : devices)
       if (other.index == device.index)
         throw std::runtime_error("--device " + std::to_string(index) + " is given twice; give each GPU once");
     devices.push_back(device);
   }
-  return true;
+  return "";
+}
+
+// The GPUs of --device (cuda); false, having said why, when one is missing.
+bool tuning_devices(const TuneArgs& a, const Spec& spec, std::vector<DeviceInfo>& devices) {
+  const std::string missing = find_tuning_devices(a, spec, devices);
+  if (missing.empty()) return true;
+  std::cerr << "adaexplore-tuner tune: " << missing;
+  if (!a.cached) std::cerr << "\n  (use `adaexplore-tuner defaults` or a pinned header on machines without a GPU)";
+  std::cerr << "\n";
+  return false;
 }
 
 std::unique_ptr<Backend> local_backend(const Spec& spec, const std::vector<DeviceInfo>& devices) {
@@ -892,13 +898,8 @@ int run_worker(const TuneArgs& a, Transport& transport) {
       s = size_spec(spec, i);
     }
     std::vector<DeviceInfo> devices;
-    if (s.backend == "cuda")
-      for (int index : a.devices) {
-        DeviceInfo d = query_device(index);
-        if (!d.present)
-          throw std::runtime_error("no CUDA GPU " + std::to_string(index) + " on " + transport.host() + ": " + d.reason);
-        devices.push_back(d);
-      }
+    if (const std::string missing = find_tuning_devices(a, s, devices); !missing.empty())
+      throw std::runtime_error(missing + " (on " + transport.host() + ")");
     const Spec keyed = s;  // the key as rank 0 computes it (cluster_hello: its default header path)
     s.work_dir = s.work_dir / ("mpi-rank-" + std::to_string(transport.rank()));
     std::unique_ptr<Backend> backend = local_backend(s, devices);
