@@ -302,22 +302,7 @@ TEST(Cluster, AConfigurationWhoseRankIsLostWhileMeasuringIsMeasuredElsewhere) {
 // A SetupError on a worker (its benchmark does not build) stops rank 0's tuning as a SetupError,
 // as it would locally, not as another exception.
 TEST(Cluster, AWorkersSetupErrorIsTheTuningsSetupError) {
-  Job job;
-  job.factories[0] = [](const nlohmann::json&, nlohmann::json&) -> std::unique_ptr<Backend> {
-    class Broken final : public Backend {
-     public:
-      std::string name() const override { return "stub"; }
-      nlohmann::json device() const override { return {{"name", "stub device"}}; }
-      Prepared prepare(const Config& c) override {
-        Prepared p;
-        p.config = c;
-        return p;
-      }
-      Outcome measure(Prepared&) override { throw SetupError("the benchmark does not build: bench.cu:3: error"); }
-    };
-    return std::make_unique<Broken>();
-  };
-  job.factories[1] = job.factories[0];
+  Job job({}, 30, [](int, const Config&) { throw SetupError("the benchmark does not build: bench.cu:3: error"); });
   ClusterBackend backend(std::make_unique<StubBackend>(), job.coordinator, open_session(job.coordinator, {}), job.sp);
   Prepared p = backend.prepare({1, 1});
   while (p.rank == 0) p = backend.prepare({1, 2});  // a configuration placed on a worker

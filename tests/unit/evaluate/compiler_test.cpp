@@ -35,6 +35,20 @@ std::set<std::string> files_in(const fs::path& directory) {
   return names;
 }
 
+// The defaults of `s` as prepare() hands them to a compiler made without a backend: the template
+// rendered into <directory>/<rendered>, the artifact `artifact` to go beside it.
+Prepared rendered_defaults(const Spec& s, const fs::path& directory, const std::string& rendered,
+                           const std::string& artifact) {
+  Prepared p;
+  p.config = s.defaults;
+  p.directory = directory;
+  p.executable = p.directory / artifact;
+  fs::create_directories(p.directory);
+  write_file_if_changed(p.directory / rendered,
+                        render_template(read_file(s.template_path), s.template_path, s.space, s.defaults));
+  return p;
+}
+
 class HostCompileCommand : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -264,14 +278,7 @@ TEST_F(HostCompileCommand, TheProgramCompilerWithoutABackendWritesTheSameCommand
                                                 },
                                                 [] { return false; }});
   EXPECT_EQ(compiler->artifact(), "benchmark");
-  Prepared p;
-  p.config = s.defaults;
-  p.directory = dir_ / "direct";
-  p.executable = p.directory / compiler->artifact();
-  fs::create_directories(p.directory);
-  write_file_if_changed(
-      p.directory / "k.hpp",
-      render_template(read_file(s.template_path), s.template_path, s.space, s.defaults));
+  Prepared p = rendered_defaults(s, dir_ / "direct", "k.hpp", compiler->artifact());
   compiler->compile(p);
   ASSERT_FALSE(p.failure) << p.failure->message;
   EXPECT_EQ(asked, 1);  // the harness object, once per compile
@@ -456,14 +463,7 @@ TEST_F(CudaCompileCommand, TheKernelUnitCompilerWithoutABackendOrCacheWritesTheS
   const CompileSetup setup{s, toolchain, harness_dir(s), "unit.cuh"};
   auto compiler = make_kernel_unit_compiler(setup);
   EXPECT_EQ(compiler->artifact(), "kernel.cubin");
-  Prepared p;
-  p.config = s.defaults;
-  p.directory = dir_ / "direct";
-  p.executable = p.directory / compiler->artifact();
-  fs::create_directories(p.directory);
-  write_file_if_changed(
-      p.directory / "unit.cuh",
-      render_template(read_file(s.template_path), s.template_path, s.space, s.defaults));
+  Prepared p = rendered_defaults(s, dir_ / "direct", "unit.cuh", compiler->artifact());
   const fs::path nice = find_program("nice");
   const std::string command =
       (nice.empty() ? "" : nice.string() + " -n 5 ") + nvcc_ +
