@@ -34,8 +34,15 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
   .. code-block:: cmake
 
     adaexplore_tune_kernel(<name>
-      TEMPLATE <file>
-      BENCHMARK <file>
+      TEMPLATE <file> | KERNEL_SOURCE <file>
+      BENCHMARK <file> | ARGS <argument>...
+      [KERNEL_NAME <name>]
+      [BLOCK_DIM <x> [<y> [<z>]]]
+      [GRID_DIM <x> [<y> [<z>]]]
+      [REFERENCE DEFAULTS | REFERENCE <param>=<value>...]
+      [TOLERANCE [REL <expression>] [ABS <expression>]]
+      [MACRO_PREFIX <prefix>]
+      [DEFINE_PARAMS PUBLIC|PRIVATE|INTERFACE]
       PARAMS <param> {<value>... | RANGE <from> <to> [<step>]} [<param> ...]
       [CONSTRAINTS <expression>...]
       [DEFAULTS <param>=<value>...]
@@ -130,14 +137,70 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     ``<name>/``). Unique within a configure.
 
   ``TEMPLATE <file>``
-    Required. The kernel source with ``${PARAM}`` placeholders (``$$`` is a literal ``$``);
+    Required unless ``KERNEL_SOURCE`` is given. The kernel source with ``${PARAM}`` placeholders
+    (``$$`` is a literal ``$``, so ``$${`` a literal ``${``);
     every parameter must appear in it. The tuner renders it per configuration under its name
     without ``.in`` (``gemm.cuh.in`` -> ``gemm.cuh``), which the benchmark includes; each value
     is also defined as ``ADAEXPLORE_PARAM_<PARAM>``. Relative to ``CMAKE_CURRENT_SOURCE_DIR``.
     Editing it reconfigures (and retunes).
 
+  ``KERNEL_SOURCE <file>``
+    Instead of ``TEMPLATE``: a kernel source configured by preprocessor macros (``#if
+    block_size_x > 32``, ``float tile[TILE][TILE]``), tuned as it is. Per configuration the tuner
+    compiles ``#define <PARAM> <value>`` for every parameter followed by ``#include "<file>"``
+    (``<name>_configured.cuh`` in the evaluation's folder). With ``MACRO_PREFIX`` and
+    ``DEFINE_PARAMS`` the library compiles the same file with the winner's macros.
+
+  ``KERNEL_NAME <name>``
+    The kernel the benchmark launches with ``bench.kernel()`` (no argument) and the one a
+    benchmark written from ``ARGS`` launches: its name (``matmul_kernel``), qualified name
+    (``vecadd::vector_add_kernel``, a template's instantiation found by its name) or mangled name.
+
+  ``BLOCK_DIM <x> [<y> [<z>]]``, ``GRID_DIM <x> [<y> [<z>]]``
+    The launch shape, each an expression over ``PARAMS`` and the ``SIZES`` names (``ceil``,
+    ``floor``, ``min``, ``max``, ``sqrt``, ``log2``, ``abs``, ``round``, ``int``; ``**``), e.g.
+    ``BLOCK_DIM block_size_x block_size_y`` ``GRID_DIM "ceil(N / (BX * TX))" "ceil(M / BY)"``,
+    evaluated per configuration at the size being tuned; each must give a whole number >= 1.
+    ``bench.launch(kernel, args...)`` launches with it; ``BLOCK_DIM`` also gives
+    ``THREADS_PER_BLOCK`` (the product) for the static checks when that is not given.
+
+  ``ARGS <argument>...``
+    Instead of ``BENCHMARK``: the kernel's arguments, in order, and the module writes the
+    benchmark (needs ``KERNEL_NAME``, ``BLOCK_DIM``, ``GRID_DIM`` and ``REFERENCE``). Each one
+    string: ``"<input|output|inout> <type> <name>[<length>] [= random|zero|one|sequence]"`` (a
+    device buffer of ``<length>`` elements, an expression over ``SIZES``), ``"scalar <type>
+    <name> = <expression>"`` (passed by value), or ``"global <type> <name>[<length>] [= ...]"`` (a
+    ``__constant__`` or ``__device__`` variable, set by name before the launches). ``<type>``:
+    ``float``, ``double``, ``int``, ``unsigned``, ``long long``, ``size_t``, ... Inputs are random
+    (floating point in [-1, 1), integers in [-100, 100]) unless given; outputs are poisoned before
+    the checked run; inout buffers are restored before every run. Every output and inout buffer is
+    compared with the ``REFERENCE`` configuration's within ``TOLERANCE``. GB/s in the records
+    counts each buffer once (inout twice). ``docs/first-tuning.md``.
+
+  ``REFERENCE DEFAULTS | REFERENCE <param>=<value>...``
+    The configuration whose outputs are the reference: run once per runner on the GPU, its outputs
+    kept on the device, every other configuration's compared there. With a hand-written benchmark
+    it applies to ``bench.run(launch, bench.tolerance())``.
+
+  ``TOLERANCE [REL <expression>] [ABS <expression>]``
+    An element passes when ``|got - expected| <= ABS + REL * |expected|``; each an expression over
+    the ``SIZES`` names, e.g. ``ABS "8 * sqrt(K) * 2**-24 * K / 4"`` for float sums of ``K``
+    products of values in [-1, 1) (``docs/first-tuning.md`` says how to choose one). Default
+    ``REL 1e-5 ABS 1e-6``.
+
+  ``MACRO_PREFIX <prefix>``
+    The header also gets ``#define <prefix><PARAM> <value>`` lines for the winner (after the
+    namespace; ``""`` defines the parameters' own names, as a macro-configured kernel reads them)
+    and a first line ``// adaexplore: {...}`` that tools read. Default for ``KERNEL_SOURCE``:
+    ``ADAEXPLORE_<NAME>_``; unset otherwise (no ``#define`` lines).
+
+  ``DEFINE_PARAMS PUBLIC|PRIVATE|INTERFACE``
+    With ``TARGET``: the winner's macros (``MACRO_PREFIX``) become compile definitions of the
+    target, so its sources (a macro-configured kernel) compile with the tuned values without
+    including the header.
+
   ``BENCHMARK <file>``
-    Required. The benchmark program: builds inputs, checks against a reference, launches and
+    Required unless ``ARGS`` is given. The benchmark program: builds inputs, checks against a reference, launches and
     times the kernel through the harness (``<adaexplore/harness.cuh>`` for ``cuda``,
     ``<adaexplore/harness_host.hpp>`` for ``host``; their include folder is added to its
     compile). Relative to ``CMAKE_CURRENT_SOURCE_DIR``. Editing it reconfigures.
@@ -325,8 +388,9 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     same compiler, flags, template text and included headers, is not compiled again. ``PROGRAM``:
     the whole benchmark with the rendered template per configuration (a benchmark that includes
     the template and launches with ``<<<>>>``). ``AUTO`` (the default): ``PROGRAM`` when the
-    benchmark includes the rendered template (``gemm.cuh`` for ``gemm.cuh.in``) outside an
-    ``#ifndef ADAEXPLORE_KERNEL_UNIT`` block, else ``KERNEL``; the tuning's log says which and why.
+    benchmark includes the rendered template (``gemm.cuh`` for ``gemm.cuh.in``; an include under
+    ``#ifndef ADAEXPLORE_KERNEL_UNIT`` does not count), else ``KERNEL``; the tuning's log says
+    which and why. A benchmark that does not include it serves both units unchanged.
     Spec: ``compiler.unit``; not part of the database key.
 
   ``COMPILE_TIMEOUT <seconds>``
@@ -573,10 +637,11 @@ if(NOT TARGET AdaExplore::harness)
 endif()
 
 function(adaexplore_tune_kernel)
-  set(one TEMPLATE BENCHMARK BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED NAMESPACE PINNED_HEADER ARCH
-          RUN_TIMEOUT RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR COMPILE_TIMEOUT THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES JOBS
-          IN_FLIGHT RUNNER COMPILE_UNIT SIZE_BUDGET)
-  set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS COMPILER_LAUNCHER SIZES)
+  set(one TEMPLATE KERNEL_SOURCE BENCHMARK KERNEL_NAME BUDGET TIME_LIMIT TARGET BACKEND STRATEGY SEED NAMESPACE
+          PINNED_HEADER ARCH RUN_TIMEOUT RUN_TIMEOUT_FACTOR RUN_TIMEOUT_FLOOR COMPILE_TIMEOUT THREADS_PER_BLOCK
+          DYNAMIC_SHARED_BYTES JOBS IN_FLIGHT RUNNER COMPILE_UNIT SIZE_BUDGET MACRO_PREFIX DEFINE_PARAMS)
+  set(multi PARAMS CONSTRAINTS DEFAULTS COMPILE_OPTIONS INCLUDE_DIRECTORIES RUN_ARGS COMPILER_LAUNCHER SIZES
+            BLOCK_DIM GRID_DIM ARGS REFERENCE TOLERANCE)
   if(ARGC EQUAL 0)
     set(name "")
   else()
@@ -587,8 +652,24 @@ function(adaexplore_tune_kernel)
   set(i 2)
   while(i LESS ARGC)  # a keyword followed by "": cmake_parse_arguments drops it before CMake 3.31
     math(EXPR previous "${i} - 1")
-    if("${ARGV${i}}" STREQUAL "" AND "${ARGV${previous}}" IN_LIST one)
+    if("${ARGV${previous}}" STREQUAL "MACRO_PREFIX")  # "" is a prefix: #define <PARAM> itself
+      set(arg_MACRO_PREFIX "${ARGV${i}}")
+      list(REMOVE_ITEM arg_KEYWORDS_MISSING_VALUES MACRO_PREFIX)  # CMake 3.31 lists a keyword given ""
+    elseif("${ARGV${i}}" STREQUAL "" AND "${ARGV${previous}}" IN_LIST one)
       list(APPEND arg_KEYWORDS_MISSING_VALUES "${ARGV${previous}}")
+    elseif("${ARGV${previous}}" STREQUAL "REFERENCE" AND "${ARGV${i}}" STREQUAL "DEFAULTS")
+      # REFERENCE DEFAULTS: the word is also the DEFAULTS keyword, which cmake_parse_arguments took
+      # (with no values there); unless values follow it, it is REFERENCE's value.
+      math(EXPR next "${i} + 1")
+      if(next EQUAL ARGC OR "${ARGV${next}}" IN_LIST one OR "${ARGV${next}}" IN_LIST multi)
+        set(arg_REFERENCE DEFAULTS)
+        foreach(taken REFERENCE DEFAULTS)  # the one "missing value" each this pair left
+          list(FIND arg_KEYWORDS_MISSING_VALUES ${taken} at)
+          if(at GREATER -1)
+            list(REMOVE_AT arg_KEYWORDS_MISSING_VALUES ${at})
+          endif()
+        endforeach()
+      endif()
     endif()
     math(EXPR i "${i} + 1")
   endwhile()
@@ -601,9 +682,16 @@ function(adaexplore_tune_kernel)
   set(kernel_dir "${CMAKE_BINARY_DIR}/_adaexplore/kernels/${name}")
   set(include_dir "${CMAKE_BINARY_DIR}/adaexplore/include")
   set(header "${include_dir}/adaexplore/${name}.hpp")
-  _adaexplore_abs(template "${arg_TEMPLATE}")
-  _adaexplore_abs(benchmark "${arg_BENCHMARK}")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${template}" "${benchmark}")
+  if(DEFINED arg_KERNEL_SOURCE)
+    _adaexplore_abs(template "${arg_KERNEL_SOURCE}")
+  else()
+    _adaexplore_abs(template "${arg_TEMPLATE}")
+  endif()
+  set(benchmark "")
+  if(DEFINED arg_BENCHMARK)
+    _adaexplore_abs(benchmark "${arg_BENCHMARK}")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${template}" ${benchmark})
 
   _adaexplore_spec_json(spec "${name}" arg "${template}" "${benchmark}")
   _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
@@ -624,6 +712,9 @@ function(adaexplore_tune_kernel)
 
   if(arg_TARGET)
     _adaexplore_add_include_dir("${arg_TARGET}" "${include_dir}")
+  endif()
+  if(DEFINED arg_DEFINE_PARAMS)
+    _adaexplore_define_params("${name}" "${arg_TARGET}" "${arg_DEFINE_PARAMS}" "${header}")
   endif()
   set(ADAEXPLORE_${name}_HEADER "${header}" PARENT_SCOPE)
   set(ADAEXPLORE_${name}_ORIGIN "${origin}" PARENT_SCOPE)
@@ -696,8 +787,17 @@ endfunction()
 # The form of each keyword, for messages.
 function(_adaexplore_usage out keyword)
   set(table
-      "TEMPLATE|TEMPLATE <file>, the kernel source with \${PARAM} placeholders, e.g. TEMPLATE kernels/gemm.cu.in"
-      "BENCHMARK|BENCHMARK <file>, the benchmark program, e.g. BENCHMARK kernels/gemm_bench.cu"
+      "TEMPLATE|TEMPLATE <file>, the kernel source with \${PARAM} placeholders, e.g. TEMPLATE kernels/gemm.cu.in (or KERNEL_SOURCE <file>, a kernel configured by macros)"
+      "KERNEL_SOURCE|KERNEL_SOURCE <file>, a kernel source whose parameters are preprocessor macros, e.g. KERNEL_SOURCE kernels/matmul.cu"
+      "BENCHMARK|BENCHMARK <file>, the benchmark program, e.g. BENCHMARK kernels/gemm_bench.cu (or ARGS: the kernel's arguments, and the module writes it)"
+      "KERNEL_NAME|KERNEL_NAME <name>, the kernel's name, e.g. KERNEL_NAME matmul_kernel"
+      "BLOCK_DIM|BLOCK_DIM <x> [<y> [<z>]], expressions over PARAMS and SIZES, e.g. BLOCK_DIM block_size_x block_size_y"
+      "GRID_DIM|GRID_DIM <x> [<y> [<z>]], expressions over PARAMS and SIZES, e.g. GRID_DIM \"ceil(N / block_size_x)\""
+      "ARGS|ARGS <argument>..., each one string: \"<input|output|inout|global> <type> <name>[<length>] [= <init>]\" or \"scalar <type> <name> = <value>\", e.g. ARGS \"output float c[N]\" \"input float a[N]\" \"scalar int n = N\""
+      "REFERENCE|REFERENCE DEFAULTS, or REFERENCE <name>=<value>... (a configuration whose outputs are the reference)"
+      "TOLERANCE|TOLERANCE REL <expression> ABS <expression>, e.g. TOLERANCE REL 1e-5 ABS \"4 * sqrt(K) * 2**-24\""
+      "MACRO_PREFIX|MACRO_PREFIX <prefix>, the header's #define <prefix><PARAM> lines (\"\" for the parameters' own names), e.g. MACRO_PREFIX MATMUL_"
+      "DEFINE_PARAMS|DEFINE_PARAMS PUBLIC, PRIVATE or INTERFACE (with TARGET)"
       "PARAMS|PARAMS <name> <value>... or PARAMS <name> RANGE <from> <to> [<step>], e.g. PARAMS TILE 16 32 64 UNROLL RANGE 1 8"
       "CONSTRAINTS|CONSTRAINTS <expression>..., e.g. CONSTRAINTS \"TILE * TILE <= 1024\""
       "DEFAULTS|DEFAULTS <name>=<value>..., e.g. DEFAULTS TILE=32 UNROLL=4"
@@ -745,23 +845,45 @@ function(_adaexplore_check_arguments name prefix one multi)
   # a cache variable that may be empty. SIZES "" (an empty size) stays an error.
   list(REMOVE_ITEM ${prefix}_KEYWORDS_MISSING_VALUES SIZES)
   foreach(keyword IN LISTS ${prefix}_KEYWORDS_MISSING_VALUES one)
+    if(keyword STREQUAL "MACRO_PREFIX")  # "" is a prefix (the parameters' own names)
+      continue()
+    endif()
     if(keyword IN_LIST ${prefix}_KEYWORDS_MISSING_VALUES
        OR (DEFINED ${prefix}_${keyword} AND "${${prefix}_${keyword}}" STREQUAL ""))  # CMP0174 NEW
       _adaexplore_usage(usage ${keyword})
-      if(keyword MATCHES "^(TEMPLATE|BENCHMARK|PARAMS)$")  # required: leaving it out is no fix
+      if(keyword MATCHES "^(TEMPLATE|KERNEL_SOURCE|BENCHMARK|PARAMS)$")  # required: leaving it out is no fix
         _adaexplore_fail("${name}" "${keyword} is given without a value; write ${usage} (${keyword} is required).")
       endif()
       _adaexplore_fail("${name}" "${keyword} is given without a value; write ${usage}, or leave the keyword out.")
     endif()
   endforeach()
   foreach(keyword TEMPLATE BENCHMARK PARAMS)
-    if(NOT DEFINED ${prefix}_${keyword})
+    set(instead "")
+    if(keyword STREQUAL "TEMPLATE")
+      set(instead KERNEL_SOURCE)
+    elseif(keyword STREQUAL "BENCHMARK")
+      set(instead ARGS)
+    endif()
+    if(NOT DEFINED ${prefix}_${keyword} AND (instead STREQUAL "" OR NOT DEFINED ${prefix}_${instead}))
       _adaexplore_usage(usage ${keyword})
       _adaexplore_fail("${name}" "${keyword} is required; add ${usage}.")
     endif()
+    if(NOT instead STREQUAL "" AND DEFINED ${prefix}_${keyword} AND DEFINED ${prefix}_${instead})
+      _adaexplore_fail("${name}" "${keyword} and ${instead} are both given; they are two ways of saying one thing: "
+                       "keep one.")
+    endif()
   endforeach()
-  _adaexplore_check_file("${name}" TEMPLATE "${${prefix}_TEMPLATE}")
-  _adaexplore_check_file("${name}" BENCHMARK "${${prefix}_BENCHMARK}")
+  foreach(keyword TEMPLATE KERNEL_SOURCE BENCHMARK)
+    if(DEFINED ${prefix}_${keyword})
+      _adaexplore_check_file("${name}" ${keyword} "${${prefix}_${keyword}}")
+    endif()
+  endforeach()
+  _adaexplore_check_value("${name}" ${prefix} DEFINE_PARAMS "^(PUBLIC|PRIVATE|INTERFACE)$"
+                          "is none of PUBLIC, PRIVATE, INTERFACE")
+  if(DEFINED ${prefix}_DEFINE_PARAMS AND NOT DEFINED ${prefix}_TARGET)
+    _adaexplore_fail("${name}" "DEFINE_PARAMS ${${prefix}_DEFINE_PARAMS} adds the winning values as compile "
+                     "definitions to TARGET, and no TARGET is given; add TARGET <target>, or remove DEFINE_PARAMS.")
+  endif()
   set(integer "^(0|[1-9][0-9]*)$")
   set(seconds "^(0|[1-9][0-9]*)(\\.[0-9]+)?$")
   _adaexplore_check_value("${name}" ${prefix} BUDGET "^[1-9][0-9]*$" "is not a positive integer")
@@ -798,10 +920,10 @@ function(_adaexplore_check_arguments name prefix one multi)
                      "get less time than the defaults took; give 1 or more (e.g. RUN_TIMEOUT_FACTOR 10), or 0 for "
                      "RUN_TIMEOUT alone.")
   endif()
-  foreach(keyword THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES)
+  foreach(keyword THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES BLOCK_DIM GRID_DIM KERNEL_SOURCE ARGS REFERENCE)
     if(DEFINED ${prefix}_${keyword} AND "${${prefix}_BACKEND}" STREQUAL "host")
-      _adaexplore_fail("${name}" "${keyword} describes a CUDA kernel launch; BACKEND host launches none. Remove "
-                       "${keyword}, or use BACKEND cuda.")
+      _adaexplore_fail("${name}" "${keyword} describes a CUDA kernel and its launch; BACKEND host launches none. "
+                       "Remove ${keyword}, or use BACKEND cuda.")
     endif()
   endforeach()
   foreach(expression IN LISTS ${prefix}_CONSTRAINTS)
@@ -1045,7 +1167,7 @@ endfunction()
 
 # A parameter named like a misspelled keyword (PARAMS TILE 16 32 BUDGTE 50) whose placeholder the
 # template lacks is the keyword misspelled: the tuner would report it as a parameter never used.
-function(_adaexplore_check_keyword_like_params name template names)
+function(_adaexplore_check_keyword_like_params name template names macro_kernel)
   foreach(param IN LISTS names)
     _adaexplore_near_keyword(keyword "${param}")
     if(keyword STREQUAL "")
@@ -1053,6 +1175,9 @@ function(_adaexplore_check_keyword_like_params name template names)
     endif()
     file(READ "${template}" text)
     string(FIND "${text}" "\${${param}}" at)
+    if(macro_kernel AND text MATCHES "(^|[^A-Za-z0-9_])${param}([^A-Za-z0-9_]|$)")
+      set(at 0)  # KERNEL_SOURCE: the macro is used
+    endif()
     if(at EQUAL -1)
       _adaexplore_fail("${name}" "'${param}' after PARAMS looks like the keyword ${keyword} misspelled, and TEMPLATE "
                        "has no \${${param}} placeholder, so it is no parameter; write ${keyword}.")
@@ -1357,13 +1482,21 @@ endfunction()
 function(_adaexplore_spec_json out name prefix template benchmark)
   set(p ${prefix})
   _adaexplore_params_json(params names "${name}" ${${p}_PARAMS})
-  _adaexplore_check_keyword_like_params("${name}" "${template}" "${names}")
+  set(macro_kernel FALSE)
+  if(DEFINED ${p}_KERNEL_SOURCE)
+    set(macro_kernel TRUE)
+  endif()
+  _adaexplore_check_keyword_like_params("${name}" "${template}" "${names}" ${macro_kernel})
   _adaexplore_defaults_json(defaults "${name}" "${names}" ${${p}_DEFAULTS})
   set(j "{}")
   _adaexplore_json_string(v "Written by adaexplore_tune_kernel() from ${CMAKE_CURRENT_LIST_FILE}; do not edit.")
   string(JSON j SET "${j}" "$comment" "${v}")
-  foreach(key_value "name|${name}" "backend|${${p}_BACKEND}" "template|${template}" "benchmark|${benchmark}"
-                    "namespace|${${p}_NAMESPACE}" "strategy|${${p}_STRATEGY}")
+  set(template_key template)
+  if(macro_kernel)
+    set(template_key kernel_source)
+  endif()
+  foreach(key_value "name|${name}" "backend|${${p}_BACKEND}" "${template_key}|${template}" "benchmark|${benchmark}"
+                    "namespace|${${p}_NAMESPACE}" "strategy|${${p}_STRATEGY}" "kernel|${${p}_KERNEL_NAME}")
     string(REGEX MATCH "^([^|]*)\\|(.*)$" _ "${key_value}")
     if(NOT CMAKE_MATCH_2 STREQUAL "")
       _adaexplore_json_string(v "${CMAKE_MATCH_2}")
@@ -1391,6 +1524,7 @@ function(_adaexplore_spec_json out name prefix template benchmark)
     _adaexplore_json_set_if(sizes ${p}_SIZE_BUDGET budget)
     string(JSON j SET "${j}" sizes "${sizes}")
   endif()
+  _adaexplore_spec_kernel_parts(j ${p})
   string(JSON j SET "${j}" work_dir "\"work\"")
   set(${out} "${j}\n" PARENT_SCOPE)
 endfunction()
@@ -1490,7 +1624,91 @@ function(_adaexplore_spec_launch json_var prefix name names)
       string(JSON j SET "${j}" launch ${key} "${v}")
     endif()
   endforeach()
+  foreach(keyword BLOCK_DIM GRID_DIM)  # the tuner checks these (kernel_spec.hpp); lists of strings here
+    if(DEFINED ${p}_${keyword})
+      string(JSON type ERROR_VARIABLE no_launch TYPE "${j}" launch)
+      if(no_launch)
+        string(JSON j SET "${j}" launch "{}")
+      endif()
+      string(REGEX REPLACE "_DIM$" "" key "${keyword}")
+      string(TOLOWER "${key}" key)
+      _adaexplore_json_strings(v ${${p}_${keyword}})
+      string(JSON j SET "${j}" launch ${key} "${v}")
+    endif()
+  endforeach()
   set(${json_var} "${j}" PARENT_SCOPE)
+endfunction()
+
+# The spec's "arguments", "reference", "tolerance" and "macro_prefix" (tuner/src/model/kernel_spec.hpp):
+# passed as written; the tuner parses and checks them, and its errors name the keyword's part.
+function(_adaexplore_spec_kernel_parts json_var prefix)
+  set(p ${prefix})
+  set(j "${${json_var}}")
+  if(DEFINED ${p}_ARGS)
+    _adaexplore_json_strings(v ${${p}_ARGS})
+    string(JSON j SET "${j}" arguments "${v}")
+  endif()
+  if(DEFINED ${p}_REFERENCE)
+    if("${${p}_REFERENCE}" STREQUAL "DEFAULTS")
+      string(JSON j SET "${j}" reference "\"defaults\"")
+    else()
+      _adaexplore_defaults_json(config "${name}" "${names}" ${${p}_REFERENCE})
+      string(JSON j SET "${j}" reference "{\"config\": ${config}}")
+    endif()
+  endif()
+  if(DEFINED ${p}_TOLERANCE)
+    set(tolerance "{}")
+    set(part "")
+    foreach(item IN LISTS ${p}_TOLERANCE)
+      if(item MATCHES "^(REL|ABS)$" AND part STREQUAL "")
+        string(TOLOWER "${item}" part)
+      elseif(NOT part STREQUAL "")
+        _adaexplore_json_string(v "${item}")
+        string(JSON tolerance SET "${tolerance}" ${part} "${v}")
+        set(part "")
+      else()
+        _adaexplore_usage(usage TOLERANCE)
+        _adaexplore_fail("${name}" "TOLERANCE '${item}': write ${usage}.")
+      endif()
+    endforeach()
+    if(NOT part STREQUAL "" OR tolerance STREQUAL "{}")
+      _adaexplore_usage(usage TOLERANCE)
+      _adaexplore_fail("${name}" "TOLERANCE needs REL or ABS, each followed by an expression; write ${usage}.")
+    endif()
+    string(JSON j SET "${j}" tolerance "${tolerance}")
+  endif()
+  if(DEFINED ${p}_MACRO_PREFIX)
+    _adaexplore_json_string(v "${${p}_MACRO_PREFIX}")
+    string(JSON j SET "${j}" macro_prefix "${v}")
+  endif()
+  set(${json_var} "${j}" PARENT_SCOPE)
+endfunction()
+
+# DEFINE_PARAMS: the header's values (its machine line, "// adaexplore: {...}": tuned, pinned or
+# the defaults) as compile definitions <PARAM>=<value> on `target`, with `scope`, for a kernel
+# source configured by macros that the target compiles as it is.
+function(_adaexplore_define_params name target scope header)
+  set(line "")
+  if(EXISTS "${header}")
+    file(STRINGS "${header}" line REGEX "^// adaexplore: " LIMIT_COUNT 1)
+  endif()
+  if(line STREQUAL "")
+    _adaexplore_fail("${name}" "DEFINE_PARAMS reads the values from the header's '// adaexplore:' line, and "
+                     "${header} has none (a pinned header written before 2026-12-05): pin it again (build "
+                     "adaexplore-pin on a machine that tunes), or remove DEFINE_PARAMS.")
+  endif()
+  string(REGEX REPLACE "^// adaexplore: " "" json "${line}")
+  string(JSON count LENGTH "${json}" config)
+  set(definitions "")
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON key MEMBER "${json}" config ${i})
+      string(JSON value GET "${json}" config "${key}")
+      list(APPEND definitions "${key}=${value}")
+    endforeach()
+  endif()
+  target_compile_definitions("${target}" ${scope} ${definitions})
 endfunction()
 
 # Sets the number held in `var` at the JSON path ARGN, when `var` is defined.
@@ -2243,10 +2461,12 @@ function(_adaexplore_check_untuned origin_var rejected_out report_out name backe
     endif()
   endforeach()
   file(READ "${kernel_dir}/spec.json" spec)
-  foreach(member template benchmark)
-    string(JSON file GET "${spec}" ${member})
-    file(SHA256 "${file}" hash)
-    string(APPEND key "${hash}\n")
+  foreach(member template kernel_source benchmark)  # the ones the spec has
+    string(JSON file ERROR_VARIABLE absent GET "${spec}" ${member})
+    if(NOT absent)
+      file(SHA256 "${file}" hash)
+      string(APPEND key "${member} ${hash}\n")
+    endif()
   endforeach()
   string(SHA256 key "${key}")
   set(stamp "${kernel_dir}/check.stamp")

@@ -180,6 +180,7 @@ struct CachedBuffer {
   std::string type;  // typeid(T).name()
   std::size_t n = 0;
   int kind = 0;  // 0 input, 1 inout, 2 output
+  int fill = 0;  // the Fill of an input or inout
   std::mt19937_64 rng_before, rng_after;
   std::shared_ptr<void> host, device, pristine;
 };
@@ -189,40 +190,74 @@ ADAEXPLORE_FN std::vector<CachedBuffer>& buffer_cache();
 
 class Benchmark;
 
-/// One kernel of the configuration's cubin (the kernel unit: Benchmark::kernel), launched like
-/// `kernel<<<grid, block, shared, stream>>>(args...)`: launch(grid, block, shared, stream, args...).
-/// The arguments are checked once against the kernel's parameters (count and sizes, from
-/// cudaFuncGetParamInfo): pass exactly the kernel's parameter types (int, not std::size_t, for an
-/// int parameter); a mismatch is a launch_error naming the parameter. A failed launch is
-/// launch_error (crash for a sticky error), as with <<<>>>.
+namespace detail {
+/// A DeviceBuffer passed to a launch is its device pointer; any other argument is itself.
+template <typename T>
+T* launch_argument(const DeviceBuffer<T>& b) {
+  return b.get();
+}
+template <typename T>
+const T& launch_argument(const T& a) {
+  return a;
+}
+/// A kernel of one configuration's cubin, found by Benchmark::resolve().
+struct ResolvedKernel {
+  cudaKernel_t handle = nullptr;
+  std::string mangled, name;
+  bool arguments_checked = false;  // Kernel::launch checked the arguments against the parameters
+  bool launch_checked = false;     // Benchmark::launch ran check_launch for it
+};
+}  // namespace detail
+
+/// A kernel of the configuration's cubin (Benchmark::kernel), launched like
+/// `kernel<<<grid, block, shared, stream>>>(args...)`: launch(grid, block, shared, stream, args...),
+/// or with the declared launch shape Benchmark::launch(kernel, args...). A DeviceBuffer argument is
+/// passed as its device pointer. The arguments are checked once against the kernel's parameters
+/// (count and sizes, from cudaFuncGetParamInfo): pass exactly the kernel's parameter types (int,
+/// not std::size_t, for an int parameter); a mismatch is a launch_error naming the parameter. A
+/// failed launch is launch_error (crash for a sticky error), as with <<<>>>.
+///
+/// A Kernel names the kernel, not one cubin's copy of it: while the benchmark computes the reference
+/// configuration's outputs (Benchmark::run with a Tolerance), the same Kernel launches the
+/// reference configuration's kernel of that name.
 class Kernel {
  public:
   Kernel() = default;
   /// The kernel's name as the compiler wrote it (mangled) and demangled.
-  const std::string& mangled_name() const { return mangled_; }
-  const std::string& name() const { return name_; }
+  const std::string& mangled_name() const { return resolved().mangled; }
+  const std::string& name() const { return resolved().name; }
   /// The runtime's handle; usable wherever the runtime takes a kernel (`const void*` functions).
-  cudaKernel_t handle() const { return handle_; }
-  const void* function() const { return reinterpret_cast<const void*>(handle_); }
+  cudaKernel_t handle() const { return resolved().handle; }
+  const void* function() const { return reinterpret_cast<const void*>(handle()); }
 
   template <typename... Args>
   void launch(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream, const Args&... args) const {
-    const std::size_t sizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
-    if (!checked_) check_arguments(sizes, sizeof...(Args));
-    void* params[sizeof...(Args) + 1] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
-    launch_with(grid, block, shared, stream, params);
+    launch_arguments(grid, block, shared, stream, detail::launch_argument(args)...);
   }
 
  private:
   friend class Benchmark;
-  void check_arguments(const std::size_t* sizes, std::size_t count) const;
-  void launch_with(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream, void** params) const;
+  template <typename... Args>
+  void launch_arguments(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream, const Args&... args) const {
+    const std::size_t sizes[sizeof...(Args) + 1] = {sizeof(Args)..., 0};
+    detail::ResolvedKernel& k = resolved();
+    if (!k.arguments_checked) check_arguments(k, sizes, sizeof...(Args));
+    void* params[sizeof...(Args) + 1] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
+    launch_with(k, grid, block, shared, stream, params);
+  }
+  detail::ResolvedKernel& resolved() const;
+  void check_arguments(detail::ResolvedKernel& k, const std::size_t* sizes, std::size_t count) const;
+  void launch_with(const detail::ResolvedKernel& k, dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
+                   void** params) const;
 
   Benchmark* bench_ = nullptr;
-  cudaKernel_t handle_ = nullptr;
-  std::string mangled_, name_;
-  mutable bool checked_ = false;
+  std::string query_;  // the name the benchmark asked for
 };
+
+/// How a buffer made by Benchmark::input, inout or Benchmark::global is filled: random (the
+/// default: floating point uniform in [-1, 1), integers in [-100, 100]), zero, one, or the sequence
+/// 0, 1, 2, ... (as the element type).
+enum class Fill { random, zero, one, sequence };
 
 class Benchmark {
  public:
@@ -268,24 +303,61 @@ class Benchmark {
   }
   cudaStream_t stream() const { return stream_; }
 
-  /// The kernel unit (compile.unit "kernel"; the tuner's default when the benchmark does not
-  /// include the rendered template): the benchmark is compiled once per tuning, and each
-  /// configuration's device code is compiled alone to a cubin, which the tuner passes as
-  /// --adaexplore-kernel FILE with --adaexplore-param NAME=VALUE for every parameter.
+  /// The configuration's kernels: the tuner compiles each configuration's device code to a cubin
+  /// (the kernel unit, compile.unit "kernel"; with compile.unit "program" too, beside the whole
+  /// program, for a benchmark that does not include the rendered template) and passes it as
+  /// --adaexplore-kernel FILE, with --adaexplore-param NAME=VALUE for every parameter, the declared
+  /// launch shape (--adaexplore-block, --adaexplore-grid, --adaexplore-shared) and the values of the
+  /// spec's expressions (--adaexplore-value NAME=VALUE).
   ///
   /// kernel(name): the kernel of that cubin called `name`: its demangled name, or that name up to
   /// its template arguments or parameter list ("tiled_sgemm::sgemm_kernel" finds
   /// tiled_sgemm::sgemm_kernel<tiled_sgemm::Policy<64, ...>>(int, ...)), or its mangled name. The
-  /// template must instantiate it (a launch of it in the template's code does). The cubin is
-  /// loaded with cudaLibraryLoadFromFile at the first call and unloaded with the Benchmark. No
-  /// cubin given, or no single kernel of that name: launch_error listing the cubin's kernels.
+  /// template must instantiate it (a launch of it in the template's code, or an explicit
+  /// instantiation, does). The cubin is loaded with cudaLibraryLoadFromFile at the first call and
+  /// unloaded with the Benchmark. No cubin given, or no single kernel of that name: launch_error
+  /// listing the cubin's kernels. kernel(): the kernel the tuning call names (KERNEL; the spec's
+  /// "kernel").
   Kernel kernel(const std::string& name);
+  Kernel kernel();
+  /// Launches `kernel` with the declared launch shape (BLOCK, GRID and DYNAMIC_SHARED_BYTES of the
+  /// tuning call: the spec's launch.block, launch.grid and launch.dynamic_shared_bytes, evaluated by
+  /// the tuner for this configuration at the size being tuned) on the benchmark's stream: one call
+  /// for `kernel<<<grid, block, shared, stream>>>(args...)`. A DeviceBuffer argument is passed as its
+  /// device pointer. The first launch of each kernel asks the driver whether the shape fits
+  /// (check_launch: resource_limit with the figures when it does not) and raises the kernel's
+  /// dynamic shared memory limit above 48 KiB when the shape asks for more. Without a declared
+  /// shape: launch_error saying so (use Kernel::launch(grid, block, shared, stream, args...)).
+  template <typename... Args>
+  void launch(const Kernel& kernel, const Args&... args) {
+    const detail::ConfigurationOptions& c = active();
+    if (!c.block[0] || !c.grid[0])
+      fail("launch_error", "",
+           "Benchmark::launch(kernel, ...) launches with the declared launch shape, and none was given: declare "
+           "BLOCK and GRID in adaexplore_tune_kernel (the spec's launch.block and launch.grid), or launch with "
+           "kernel.launch(grid, block, shared_bytes, stream, ...)");
+    const dim3 grid(c.grid[0], c.grid[1], c.grid[2]), block(c.block[0], c.block[1], c.block[2]);
+    prepare_declared_launch(kernel, block, static_cast<std::size_t>(c.shared));
+    kernel.launch(grid, block, static_cast<std::size_t>(c.shared), stream_, args...);
+  }
+  /// The declared launch shape of the configuration (see launch()): blockDim, gridDim and dynamic
+  /// shared bytes; dim3(0, 0, 0) when not declared.
+  dim3 block() const { return dim3(active().block[0], active().block[1], active().block[2]); }
+  dim3 grid() const { return dim3(active().grid[0], active().grid[1], active().grid[2]); }
+  std::size_t shared_bytes() const { return static_cast<std::size_t>(active().shared); }
   /// The configuration's value of parameter `name` (--adaexplore-param), as an integer (a value
   /// that is not one, e.g. "true" or "1.5", is a launch_error: read it with param_text), for
   /// grids and blocks: dim3 grid((n + bench.param("BLOCK") - 1) / bench.param("BLOCK")).
   long long param(const std::string& name);
   /// The value's text, as the template's placeholder was replaced with it.
   const std::string& param_text(const std::string& name);
+  /// A value the tuner computed for this configuration at the size being tuned (--adaexplore-value
+  /// NAME=VALUE): a generated benchmark's argument lengths and scalars (the spec's "arguments").
+  /// No such value: launch_error listing those given.
+  double value(const std::string& name);
+  /// The verification's tolerance the tuning call gives (TOLERANCE; the spec's "tolerance",
+  /// evaluated at the size being tuned: --adaexplore-tolerance REL,ABS), else Tolerance{}.
+  Tolerance tolerance() const { return options_.tolerance_given ? options_.tolerance : Tolerance{}; }
   /// The problem size being tuned (SIZES "M=512 N=512 K=512" ...; the spec's "sizes"): the value
   /// of `name` (--adaexplore-size NAME=VALUE, passed by the tuner for every name of the size), an
   /// integer >= 1. Without it, size(name) is a launch_error naming the sizes given, and
@@ -298,29 +370,59 @@ class Benchmark {
   /// Read from the cubin by a one-thread launch of its exporting kernel (once per name).
   long long exported(const std::string& name);
 
+  /// Device globals of the configuration's cubin: a `__constant__` or `__device__` variable of the
+  /// kernel's code, by its name (`d_filter`; in a namespace `ns::d_filter`; or its mangled name).
+  /// set_global copies `values` to its start (at most its size; more is a launch_error naming
+  /// both sizes), synchronized, before the launches: constant data such as a filter. Set once per
+  /// configuration; it is set again in the reference configuration's cubin when that runs (run
+  /// with a Tolerance). No such variable: launch_error naming it and saying that the compiler drops
+  /// a variable no kernel uses. get_global reads `n` elements back (e.g. a __device__ counter).
   template <typename T>
-  DeviceBuffer<T> input(std::size_t n) {
-    const StageClock clock(buffers_ms_);
-    return made<T>(n, 0);
+  void set_global(const std::string& symbol, const std::vector<T>& values) {
+    static_assert(std::is_trivially_copyable<T>::value, "set_global(): T must be trivially copyable");
+    set_global_bytes(symbol, values.data(), values.size() * sizeof(T));
   }
   template <typename T>
-  DeviceBuffer<T> inout(std::size_t n) {
+  std::vector<T> get_global(const std::string& symbol, std::size_t n) {
+    std::vector<T> out(n);
+    get_global_bytes(symbol, out.data(), n * sizeof(T));
+    return out;
+  }
+  /// `n` values made as input(n, fill) makes a buffer's (from the benchmark's generator), set into
+  /// the global `symbol` (set_global) and returned: a generated benchmark's "global" argument.
+  template <typename T>
+  std::vector<T> global(const std::string& symbol, std::size_t n, Fill fill = Fill::random) {
+    std::vector<T> values(n);
+    fill_values(values.data(), n, fill);
+    set_global(symbol, values);
+    return values;
+  }
+
+  template <typename T>
+  DeviceBuffer<T> input(std::size_t n, Fill fill = Fill::random) {
     const StageClock clock(buffers_ms_);
-    DeviceBuffer<T> b = made<T>(n, 1);
+    return made<T>(n, 0, fill);
+  }
+  template <typename T>
+  DeviceBuffer<T> inout(std::size_t n, Fill fill = Fill::random) {
+    const StageClock clock(buffers_ms_);
+    DeviceBuffer<T> b = made<T>(n, 1, fill);
     restores_.push_back([this, device = b.device_, pristine = b.pristine_, n] {  // not the host copy
       check(cudaMemcpyAsync(device.get(), pristine.get(), n * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
             "cudaMemcpyAsync(restore inout)");
     });
+    compared_.push_back(compared_buffer(b, "inout " + std::to_string(compared_.size())));
     return b;
   }
   template <typename T>
   DeviceBuffer<T> output(std::size_t n) {
     const StageClock clock(buffers_ms_);
-    DeviceBuffer<T> b = made<T>(n, 2);
+    DeviceBuffer<T> b = made<T>(n, 2, Fill::random);
     T* p = b.get();
     poisons_.push_back([this, p, n] {
       check(cudaMemsetAsync(p, 0xFF, n * sizeof(T), stream_), "cudaMemsetAsync(poison output)");
     });
+    compared_.push_back(compared_buffer(b, "output " + std::to_string(compared_.size())));
     return b;
   }
   template <typename T>
@@ -424,10 +526,39 @@ class Benchmark {
   }
 
   /// Verifies once, then warms up and times `launch`; writes the record; returns the exit code.
+  /// `launch` enqueues the work on the stream it is given (or, taking no argument, on stream():
+  /// launch() and Kernel::launch with bench.stream() do). `verify` checks the outputs after the
+  /// checked run and returns the Verification (compare(), or the benchmark's own check).
   /// Stages (wall-clock, in the record's stages_ms): setup (constructor to here), verify, warmup,
   /// measure; then the sanity gates (see harness_common.hpp): the launch-overhead floor
   /// (kLaunchFloorMs), the device's peak memory bandwidth (bytes() needed), NVML clocks.
-  int run(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify);
+  ///
+  /// run(launch, tolerance): the reference comes from the GPU. Every output() and inout() buffer
+  /// is compared, element by element within `tolerance` (Tolerance; bench.tolerance() is the
+  /// tuning call's TOLERANCE), with what the same `launch` wrote into it when run with the
+  /// reference configuration (REFERENCE DEFAULTS, or REFERENCE <param>=<value>...: the spec's
+  /// "reference"; the tuner passes its cubin and values as --adaexplore-reference-*): the
+  /// reference's kernels (the same Kernel objects), parameters, values and declared launch shape
+  /// are active while it runs, on the same inputs (inout buffers restored first, outputs
+  /// poisoned). So `launch` must read whatever depends on the configuration inside it (param(),
+  /// exported(), or better the declared shape: launch()). Computed once per runner and kept with
+  /// its device copy, like once(): the comparison runs on the device (compare()). A failure of
+  /// the reference's own run is reported with the configuration's status, its message starting
+  /// "the reference configuration's run"; without a reference configuration, a launch_error saying
+  /// how to declare one. Element types that are not arithmetic (__half, structs) are compared
+  /// bytewise. How to choose the tolerance: docs/first-tuning.md.
+  template <class Launch, class Verify>
+  int run(const Launch& launch, const Verify& verify) {
+    std::function<void(cudaStream_t)> on_stream;
+    if constexpr (std::is_invocable<const Launch&, cudaStream_t>::value)
+      on_stream = launch;
+    else
+      on_stream = [&launch](cudaStream_t) { launch(); };
+    if constexpr (std::is_convertible<const Verify&, Tolerance>::value)
+      return run_against_reference(on_stream, static_cast<Tolerance>(verify));
+    else
+      return run_verified(on_stream, verify);
+  }
 
   /// A median under this many ms is flagged (suspicious): the launch overhead alone of a kernel
   /// timed with CUDA events is about this much, so a shorter time means no kernel was timed.
@@ -535,18 +666,19 @@ class Benchmark {
   // from detail::buffer_cache() when the same call was made by the previous configuration
   // (CachedBuffer says when): no random fill, no upload; inputs restored from their pristine copy.
   template <typename T>
-  DeviceBuffer<T> made(std::size_t n, int kind) {
+  DeviceBuffer<T> made(std::size_t n, int kind, Fill fill) {
     const std::size_t ordinal = buffers_made_++;
     DeviceBuffer<T> b;
 #ifdef ADAEXPLORE_MODULE
-    const bool cached = !options_.kernel_file.empty();
+    const bool cached = !options_.config.kernel_file.empty();
 #else
     const bool cached = false;
 #endif
     auto& cache = detail::buffer_cache();
     if (cached && ordinal < cache.size()) {
       detail::CachedBuffer& e = cache[ordinal];
-      if (e.type == typeid(T).name() && e.n == n && e.kind == kind && e.rng_before == rng_) {
+      if (e.type == typeid(T).name() && e.n == n && e.kind == kind && e.fill == static_cast<int>(fill) &&
+          e.rng_before == rng_) {
         b.host_ = std::static_pointer_cast<std::vector<T>>(e.host);
         b.shared_ = true;
         b.device_ = std::static_pointer_cast<T>(e.device);
@@ -566,7 +698,7 @@ class Benchmark {
     }
     const std::mt19937_64 before = rng_;
     b.host_ = std::make_shared<std::vector<T>>(n);
-    if (kind != 2) fill_random(b.host_->data(), n, rng_);
+    if (kind != 2) fill_values(b.host_->data(), n, fill);
     b.device_ = allocate<T>(n, "buffer");
     if (kind != 2) {
       upload(b);
@@ -578,7 +710,7 @@ class Benchmark {
     }
     if (cached) {
       if (cache.size() > ordinal) cache.resize(ordinal);
-      cache.push_back({typeid(T).name(), n, kind, before, rng_, b.host_, b.device_, b.pristine_});
+      cache.push_back({typeid(T).name(), n, kind, static_cast<int>(fill), before, rng_, b.host_, b.device_, b.pristine_});
       b.shared_ = true;
     }
     return b;
@@ -616,10 +748,86 @@ class Benchmark {
   std::vector<std::function<void(cudaStream_t)>> hooks_;
   ResultRecord record_;
   std::size_t buffers_made_ = 0;       // input(), inout(), output() calls so far (made's ordinal)
-  cudaLibrary_t library_ = nullptr;    // the kernel unit's cubin, loaded by the first kernel()
-  std::vector<std::pair<std::string, long long>> exported_;  // exported() values read so far
+  // The configuration (0) and the reference configuration (1): each its cubin (loaded by the
+  // first kernel(), set_global() or exported() while it is active), the kernels resolved in it by
+  // name, the exported() values read from it. active_ says which one param(), value(), kernels,
+  // exported() and the declared shape read (1 only while run() computes the reference).
+  struct Loaded {
+    cudaLibrary_t library = nullptr;
+    std::map<std::string, detail::ResolvedKernel> kernels;
+    std::vector<std::pair<std::string, long long>> exported;
+  };
+  Loaded loaded_[2];
+  int active_ = 0;
+  // set_global() calls so far, in order (symbol, bytes): replayed into a cubin loaded later.
+  std::vector<std::pair<std::string, std::vector<char>>> globals_;
+  // The output() and inout() buffers in order, for run(launch, tolerance): `present(key)` whether
+  // the reference's copy is kept under `key`, `capture(key)` keeps the buffer's content there,
+  // `compare(key, tol)` compares the buffer with it.
+  struct Compared {
+    std::string label;
+    std::function<bool(const std::string&)> present;
+    std::function<void(const std::string&)> capture;
+    std::function<Verification(const std::string&, Tolerance)> compare;
+  };
+  std::vector<Compared> compared_;
   friend class Kernel;
-  void load_library();
+  const detail::ConfigurationOptions& active() const { return active_ ? options_.reference : options_.config; }
+  // The active configuration's cubin, loaded (with the globals set so far) on first use.
+  cudaLibrary_t library();
+  // The kernel `query` of the active configuration's cubin; launch_error listing the cubin's
+  // kernels when there is not exactly one.
+  detail::ResolvedKernel& resolve(const std::string& query);
+  void prepare_declared_launch(const Kernel& kernel, dim3 block, std::size_t shared);
+  // The global `symbol` of `library`: its device address and size; false when it has none.
+  static bool find_global(cudaLibrary_t library, const std::string& symbol, void** address, std::size_t* bytes);
+  void set_global_bytes(const std::string& symbol, const void* data, std::size_t bytes);
+  void set_global_in(cudaLibrary_t library, const std::string& symbol, const void* data, std::size_t bytes);
+  void get_global_bytes(const std::string& symbol, void* data, std::size_t bytes);
+  int run_verified(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify);
+  int run_against_reference(const std::function<void(cudaStream_t)>& launch, Tolerance tol);
+  // What the reference configuration's outputs are kept under (once()): its cubin and values.
+  std::string reference_key() const;
+  template <typename T>
+  void fill_values(T* data, std::size_t n, Fill fill) {
+    if (fill == Fill::random) {
+      fill_random(data, n, rng_);
+      return;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if constexpr (std::is_arithmetic<T>::value)
+        data[i] = static_cast<T>(fill == Fill::one ? 1 : fill == Fill::zero ? 0 : static_cast<long long>(i));
+      else
+        data[i] = T(static_cast<float>(fill == Fill::one ? 1 : fill == Fill::zero ? 0 : static_cast<long long>(i)));
+    }
+  }
+  template <typename T>
+  Compared compared_buffer(const DeviceBuffer<T>& b, std::string label) {
+    Compared c;
+    c.label = std::move(label);
+    const std::string type = typeid(std::vector<T>).name();
+    c.present = [this, type](const std::string& key) {
+      const std::string full = once_key(key, sizeof(T), options_.seed, options_.once_args());
+      return detail::once_cache().count(type + '\x1f' + full) > 0;
+    };
+    c.capture = [this, b](const std::string& key) { (void)once(key, [&] { return download(b); }); };
+    c.compare = [this, b](const std::string& key, Tolerance tol) {
+      const std::vector<T>& expected = once(key, [&]() -> std::vector<T> {
+        fail("launch_error", "", "the reference configuration's outputs are missing (a bug of the harness)");
+      });
+      if constexpr (std::is_arithmetic<T>::value) {
+        return compare(b, expected, tol);
+      } else {
+        const std::vector<T> got = download(b);
+        Verification v;
+        v.checked = got.size();
+        for (std::size_t i = 0; i < got.size(); ++i)
+          if (std::memcmp(&got[i], &expected[i], sizeof(T)) != 0 && v.mismatches++ == 0) v.first_index = i;
+        return v;
+      }
+    };
+    return c;
+  }
 };
 
 // The Benchmark functions that launch the harness's own kernels (harness_kernels.cuh: defined
@@ -842,54 +1050,102 @@ inline bool names_kernel(const std::string& name, const std::string& full, const
 }
 }  // namespace detail
 
-ADAEXPLORE_FN void Benchmark::load_library() {
-  if (library_) return;
-  if (options_.kernel_file.empty())
+ADAEXPLORE_FN cudaLibrary_t Benchmark::library() {
+  Loaded& l = loaded_[active_];
+  if (l.library) return l.library;
+  const std::string& file = active().kernel_file;
+  if (file.empty())
     fail("launch_error", "",
-         "Benchmark::kernel() needs the configuration's cubin (--adaexplore-kernel FILE): the tuner passes it when "
-         "the spec's compile.unit is \"kernel\" (COMPILE_UNIT KERNEL, or AUTO for a benchmark that does not include "
-         "the rendered template); this benchmark was run without it");
-  check(cudaLibraryLoadFromFile(&library_, options_.kernel_file.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
-        ("cudaLibraryLoadFromFile(" + options_.kernel_file + ")").c_str());
+         "Benchmark::kernel(), exported() and set_global() need the configuration's cubin (--adaexplore-kernel FILE): "
+         "the tuner passes it unless the benchmark includes the rendered template (then compiled whole with it: "
+         "launch its kernels with <<<>>>); this benchmark was run without it");
+  check(cudaLibraryLoadFromFile(&l.library, file.c_str(), nullptr, nullptr, 0, nullptr, nullptr, 0),
+        ("cudaLibraryLoadFromFile(" + file + ")").c_str());
+  for (const auto& g : globals_) set_global_in(l.library, g.first, g.second.data(), g.second.size());
+  return l.library;
 }
 
-ADAEXPLORE_FN Kernel Benchmark::kernel(const std::string& name) {
-  load_library();
+ADAEXPLORE_FN detail::ResolvedKernel& Benchmark::resolve(const std::string& query) {
+  Loaded& l = loaded_[active_];
+  if (const auto at = l.kernels.find(query); at != l.kernels.end()) return at->second;
+  const cudaLibrary_t lib = library();
   unsigned count = 0;
-  check(cudaLibraryGetKernelCount(&count, library_), "cudaLibraryGetKernelCount");
+  check(cudaLibraryGetKernelCount(&count, lib), "cudaLibraryGetKernelCount");
   std::vector<cudaKernel_t> all(count);
-  if (count) check(cudaLibraryEnumerateKernels(all.data(), count, library_), "cudaLibraryEnumerateKernels");
-  std::vector<Kernel> found;
+  if (count) check(cudaLibraryEnumerateKernels(all.data(), count, lib), "cudaLibraryEnumerateKernels");
+  std::vector<detail::ResolvedKernel> found;
   std::string listed;
   for (cudaKernel_t k : all) {
     const char* mangled = nullptr;
     check(cudaFuncGetName(&mangled, reinterpret_cast<const void*>(k)), "cudaFuncGetName");
-    Kernel kernel;
-    kernel.bench_ = this;
-    kernel.handle_ = k;
-    kernel.mangled_ = mangled ? mangled : "";
-    kernel.name_ = detail::demangled(kernel.mangled_.c_str());
-    if (kernel.mangled_.rfind("adaexplore_export_", 0) == 0) continue;  // ADAEXPLORE_EXPORT's
-    listed += (listed.empty() ? "" : "; ") + kernel.name_;
-    if (detail::names_kernel(name, kernel.name_, kernel.mangled_)) found.push_back(kernel);
+    detail::ResolvedKernel kernel;
+    kernel.handle = k;
+    kernel.mangled = mangled ? mangled : "";
+    kernel.name = detail::demangled(kernel.mangled.c_str());
+    if (kernel.mangled.rfind("adaexplore_export_", 0) == 0) continue;  // ADAEXPLORE_EXPORT's
+    listed += (listed.empty() ? "" : "; ") + kernel.name;
+    if (detail::names_kernel(query, kernel.name, kernel.mangled)) found.push_back(kernel);
   }
   if (found.size() != 1)
     fail("launch_error", "",
-         std::string(found.empty() ? "no kernel" : "more than one kernel") + " named " + name + " in " +
-             options_.kernel_file + " (its kernels: " + (listed.empty() ? "none" : listed) +
+         std::string(found.empty() ? "no kernel" : "more than one kernel") + " named " + query + " in " +
+             active().kernel_file + " (its kernels: " + (listed.empty() ? "none" : listed) +
              "); name one by its full or mangled name, and make the template instantiate it (a launch of it in "
-             "the template's code does)");
-  return found.front();
+             "the template's code, or an explicit instantiation, does)");
+  return l.kernels.emplace(query, found.front()).first->second;
+}
+
+ADAEXPLORE_FN Kernel Benchmark::kernel(const std::string& name) {
+  (void)resolve(name);  // fails now, listing the cubin's kernels, when there is no such kernel
+  Kernel k;
+  k.bench_ = this;
+  k.query_ = name;
+  return k;
+}
+
+ADAEXPLORE_FN Kernel Benchmark::kernel() {
+  if (options_.kernel_name.empty())
+    fail("launch_error", "",
+         "Benchmark::kernel() without a name launches the kernel the tuning call names, and it names none: declare "
+         "KERNEL <name> in adaexplore_tune_kernel (the spec's \"kernel\"), or call kernel(\"name\")");
+  return kernel(options_.kernel_name);
+}
+
+ADAEXPLORE_FN detail::ResolvedKernel& Kernel::resolved() const {
+  if (!bench_) {
+    std::fprintf(stderr, "adaexplore harness: a Kernel used before Benchmark::kernel() made it\n");
+    finish(70);
+  }
+  return bench_->resolve(query_);
+}
+
+ADAEXPLORE_FN void Benchmark::prepare_declared_launch(const Kernel& kernel, dim3 block, std::size_t shared) {
+  detail::ResolvedKernel& k = resolve(kernel.query_);
+  if (k.launch_checked) return;
+  if (shared > 48 * 1024) dynamic_shared_for(reinterpret_cast<const void*>(k.handle), shared);
+  // The driver's verdict and figures are the configuration's; the reference's kernel runs unrecorded.
+  if (!active_) record_kernel(reinterpret_cast<const void*>(k.handle), k.name, block, shared);
+  k.launch_checked = true;
 }
 
 ADAEXPLORE_FN const std::string& Benchmark::param_text(const std::string& name) {
-  for (const auto& p : options_.params)
+  for (const auto& p : active().params)
     if (p.first == name) return p.second;
   std::string known;
-  for (const auto& p : options_.params) known += (known.empty() ? "" : ", ") + p.first;
+  for (const auto& p : active().params) known += (known.empty() ? "" : ", ") + p.first;
   fail("launch_error", "",
        "Benchmark::param(\"" + name + "\"): no such parameter (given: " + (known.empty() ? "none" : known) +
-           "); the tuner passes every parameter of the space with the kernel unit (--adaexplore-param NAME=VALUE)");
+           "); the tuner passes every parameter of the space (--adaexplore-param NAME=VALUE)");
+}
+
+ADAEXPLORE_FN double Benchmark::value(const std::string& name) {
+  for (const auto& v : active().values)
+    if (v.first == name) return v.second;
+  std::string known;
+  for (const auto& v : active().values) known += (known.empty() ? "" : ", ") + v.first;
+  fail("launch_error", "",
+       "Benchmark::value(\"" + name + "\"): no such value (given: " + (known.empty() ? "none" : known) +
+           "); the tuner passes the lengths and values of the spec's \"arguments\" (--adaexplore-value NAME=VALUE)");
 }
 
 ADAEXPLORE_FN long long Benchmark::size(const std::string& name) {
@@ -917,14 +1173,15 @@ ADAEXPLORE_FN long long Benchmark::param(const std::string& name) {
 }
 
 ADAEXPLORE_FN long long Benchmark::exported(const std::string& name) {
-  for (const auto& e : exported_)
+  auto& exported = loaded_[active_].exported;
+  for (const auto& e : exported)
     if (e.first == name) return e.second;
-  load_library();
+  const cudaLibrary_t lib = library();
   cudaKernel_t k = nullptr;
   const std::string symbol = "adaexplore_export_" + name;
-  if (cudaLibraryGetKernel(&k, library_, symbol.c_str()) != cudaSuccess) {
+  if (cudaLibraryGetKernel(&k, lib, symbol.c_str()) != cudaSuccess) {
     (void)cudaGetLastError();
-    fail("launch_error", "", "Benchmark::exported(\"" + name + "\"): " + options_.kernel_file + " has no " + symbol +
+    fail("launch_error", "", "Benchmark::exported(\"" + name + "\"): " + active().kernel_file + " has no " + symbol +
                                  "; export the value in the template with ADAEXPLORE_EXPORT(" + name +
                                  ", expression) (adaexplore/kernel_unit.cuh)");
   }
@@ -936,46 +1193,113 @@ ADAEXPLORE_FN long long Benchmark::exported(const std::string& name) {
   long long value = 0;
   check(cudaMemcpyAsync(&value, p, sizeof value, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(exported value)");
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(exported value)");
-  exported_.emplace_back(name, value);
+  exported.emplace_back(name, value);
   return value;
 }
 
-ADAEXPLORE_FN void Kernel::check_arguments(const std::size_t* sizes, std::size_t count) const {
+namespace detail {
+// The Itanium C++ ABI name of a variable `a::b::c` in namespaces: _ZN1a1b1cE.
+inline std::string mangled_variable(const std::string& qualified) {
+  std::string out = "_ZN";
+  std::size_t at = 0;
+  while (at <= qualified.size()) {
+    const std::size_t end = qualified.find("::", at);
+    const std::string part = qualified.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    out += std::to_string(part.size()) + part;
+    if (end == std::string::npos) break;
+    at = end + 2;
+  }
+  return out + "E";
+}
+}  // namespace detail
+
+ADAEXPLORE_FN bool Benchmark::find_global(cudaLibrary_t library, const std::string& symbol, void** address,
+                                          std::size_t* bytes) {
+  std::vector<std::string> names = {symbol};
+  if (symbol.find("::") != std::string::npos) names.push_back(detail::mangled_variable(symbol));
+  for (const auto& name : names) {
+    if (cudaLibraryGetGlobal(address, bytes, library, name.c_str()) == cudaSuccess) return true;
+    (void)cudaGetLastError();  // not found: not sticky
+  }
+  return false;
+}
+
+ADAEXPLORE_FN void Benchmark::set_global_in(cudaLibrary_t library, const std::string& symbol, const void* data,
+                                            std::size_t bytes) {
+  void* address = nullptr;
+  std::size_t size = 0;
+  const std::string& file = loaded_[0].library == library ? options_.config.kernel_file : options_.reference.kernel_file;
+  if (!find_global(library, symbol, &address, &size))
+    fail("launch_error", "",
+         "Benchmark::set_global(\"" + symbol + "\"): " + file + " has no __constant__ or __device__ variable " + symbol +
+             " (the compiler drops a variable no kernel uses; one in a namespace is named ns::" + symbol +
+             " or by its mangled name)");
+  if (bytes > size)
+    fail("launch_error", "",
+         "Benchmark::set_global(\"" + symbol + "\"): " + std::to_string(bytes) + " bytes given, the variable has " +
+             std::to_string(size) + " in " + file);
+  check(cudaMemcpy(address, data, bytes, cudaMemcpyHostToDevice), ("cudaMemcpy(set_global " + symbol + ")").c_str());
+}
+
+ADAEXPLORE_FN void Benchmark::set_global_bytes(const std::string& symbol, const void* data, std::size_t bytes) {
+  (void)library();  // the active configuration's, loaded first: it takes every global set so far
+  const char* begin = static_cast<const char*>(data);
+  globals_.emplace_back(symbol, std::vector<char>(begin, begin + bytes));
+  for (Loaded& l : loaded_)
+    if (l.library) set_global_in(l.library, symbol, data, bytes);
+}
+
+ADAEXPLORE_FN void Benchmark::get_global_bytes(const std::string& symbol, void* data, std::size_t bytes) {
+  void* address = nullptr;
+  std::size_t size = 0;
+  if (!find_global(library(), symbol, &address, &size))
+    fail("launch_error", "",
+         "Benchmark::get_global(\"" + symbol + "\"): " + active().kernel_file + " has no __constant__ or __device__ "
+         "variable " + symbol + " (the compiler drops a variable no kernel uses)");
+  if (bytes > size)
+    fail("launch_error", "",
+         "Benchmark::get_global(\"" + symbol + "\"): " + std::to_string(bytes) + " bytes asked for, the variable has " +
+             std::to_string(size));
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(get_global)");
+  check(cudaMemcpy(data, address, bytes, cudaMemcpyDeviceToHost), ("cudaMemcpy(get_global " + symbol + ")").c_str());
+}
+
+ADAEXPLORE_FN void Kernel::check_arguments(detail::ResolvedKernel& k, const std::size_t* sizes, std::size_t count) const {
   for (std::size_t i = 0; i <= count; ++i) {
     std::size_t offset = 0, size = 0;
-    const cudaError_t e = cudaFuncGetParamInfo(function(), i, &offset, &size);
+    const cudaError_t e = cudaFuncGetParamInfo(reinterpret_cast<const void*>(k.handle), i, &offset, &size);
     if (e != cudaSuccess) (void)cudaGetLastError();
     // cudaErrorInvalidValue: no parameter i (the end of the list); anything else is the runtime's
     // own failure, not the benchmark's argument count.
     if (e != cudaSuccess && e != cudaErrorInvalidValue)
       bench_->fail("launch_error", cudaGetErrorName(e),
-                   name_ + ": cudaFuncGetParamInfo failed (" + cudaGetErrorString(e) +
+                   k.name + ": cudaFuncGetParamInfo failed (" + cudaGetErrorString(e) +
                        "): the arguments cannot be checked against the kernel's parameters");
     if (i == count) {
       if (e == cudaSuccess)
         bench_->fail("launch_error", "",
-                     name_ + " takes more than the " + std::to_string(count) + " arguments the benchmark passes");
+                     k.name + " takes more than the " + std::to_string(count) + " arguments the benchmark passes");
       break;
     }
     if (e != cudaSuccess)
       bench_->fail("launch_error", "",
-                   name_ + " takes " + std::to_string(i) + " arguments; the benchmark passes " + std::to_string(count));
+                   k.name + " takes " + std::to_string(i) + " arguments; the benchmark passes " + std::to_string(count));
     if (size != sizes[i])
       bench_->fail("launch_error", "",
-                   name_ + ": argument " + std::to_string(i + 1) + " has " + std::to_string(sizes[i]) +
+                   k.name + ": argument " + std::to_string(i + 1) + " has " + std::to_string(sizes[i]) +
                        " bytes, the kernel's parameter " + std::to_string(size) +
                        "; pass exactly the kernel's parameter types");
   }
-  checked_ = true;
+  k.arguments_checked = true;
 }
 
-ADAEXPLORE_FN void Kernel::launch_with(dim3 grid, dim3 block, std::size_t shared, cudaStream_t stream,
-                                      void** params) const {
-  const cudaError_t e = cudaLaunchKernel(function(), grid, block, params, shared, stream);
+ADAEXPLORE_FN void Kernel::launch_with(const detail::ResolvedKernel& k, dim3 grid, dim3 block, std::size_t shared,
+                                      cudaStream_t stream, void** params) const {
+  const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(k.handle), grid, block, params, shared, stream);
   if (e == cudaSuccess) return;
   (void)cudaGetLastError();
   bench_->fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
-               "kernel launch (" + name_ + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+               "kernel launch (" + k.name + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
 ADAEXPLORE_FN Benchmark::Benchmark(int argc, char** argv)
@@ -1007,15 +1331,67 @@ ADAEXPLORE_FN Benchmark::Benchmark(int argc, char** argv)
 }
 
 ADAEXPLORE_FN Benchmark::~Benchmark() {
-  if (library_) cudaLibraryUnload(library_);
+  for (Loaded& l : loaded_)
+    if (l.library) cudaLibraryUnload(l.library);
   if (start_) cudaEventDestroy(start_);
   if (stop_) cudaEventDestroy(stop_);
   if (stream_) cudaStreamDestroy(stream_);
 }
 
-ADAEXPLORE_FN int Benchmark::run(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify) {
+ADAEXPLORE_FN std::string Benchmark::reference_key() const {
+  const detail::ConfigurationOptions& r = options_.reference;
+  std::string key = "adaexplore reference outputs\x1f" + r.kernel_file;
+  for (const auto& p : r.params) key += "\x1f" + p.first + "=" + p.second;
+  for (const auto& v : r.values) key += "\x1f" + v.first + "=" + std::to_string(v.second);
+  for (int d = 0; d < 3; ++d) key += "\x1f" + std::to_string(r.block[d]) + "," + std::to_string(r.grid[d]);
+  return key + "\x1f" + std::to_string(r.shared);
+}
+
+ADAEXPLORE_FN int Benchmark::run_against_reference(const std::function<void(cudaStream_t)>& launch, Tolerance tol) {
+  if (options_.reference.kernel_file.empty())
+    fail("launch_error", "",
+         "Benchmark::run(launch, tolerance) compares the outputs with a reference configuration's, and none was "
+         "given: declare REFERENCE DEFAULTS (or REFERENCE <param>=<value>...) in adaexplore_tune_kernel (the spec's "
+         "\"reference\"), or pass a verify function");
+  if (compared_.empty())
+    fail("launch_error", "", "Benchmark::run(launch, tolerance): no output() or inout() buffer to compare");
+  std::vector<std::string> keys;
+  bool missing = false;
+  for (std::size_t i = 0; i < compared_.size(); ++i) {
+    keys.push_back(reference_key() + "\x1f" + compared_[i].label);
+    missing = missing || !compared_[i].present(keys.back());
+  }
+  if (missing) {  // the reference configuration's run, once per runner
+    const auto start = std::chrono::steady_clock::now();
+    active_ = 1;
+    prepare_run(/*poison=*/true);
+    launch_checked(launch);
+    sync_checked("reference run");
+    for (std::size_t i = 0; i < compared_.size(); ++i) compared_[i].capture(keys[i]);
+    active_ = 0;
+    record_.stages_ms.emplace_back("setup.reference", wall_ms_since(start));
+  }
+  return run_verified(launch, [this, keys, tol] {
+    Verification all;
+    for (std::size_t i = 0; i < compared_.size(); ++i) {
+      Verification v = compared_[i].compare(keys[i], tol);
+      if (compared_.size() > 1) v.what = compared_[i].label;
+      if (!v.passed()) return v;
+      all.checked += v.checked;
+      all.max_abs_error = std::max(all.max_abs_error, v.max_abs_error);
+      all.max_rel_error = std::max(all.max_rel_error, v.max_rel_error);
+      all.rel_l2_error = std::max(all.rel_l2_error, v.rel_l2_error);
+      all.on_device = (i == 0 || all.on_device) && v.on_device;
+    }
+    return all;
+  });
+}
+
+ADAEXPLORE_FN int Benchmark::run_verified(const std::function<void(cudaStream_t)>& launch, const std::function<Verification()>& verify) {
+  std::vector<std::pair<std::string, double>> before = std::move(record_.stages_ms);  // setup.reference
   record_.stages_ms = {{"setup", wall_ms_since(created_)}, {"setup.context", context_ms_},
                        {"setup.buffers", buffers_ms_}};
+  record_.stages_ms.insert(record_.stages_ms.end(), before.begin(), before.end());
   const auto verify_start = std::chrono::steady_clock::now();
   const double downloads_before = download_ms_;
   prepare_run(/*poison=*/true);
@@ -1058,7 +1434,8 @@ ADAEXPLORE_FN int Benchmark::run(const std::function<void(cudaStream_t)>& launch
 ADAEXPLORE_FN void Benchmark::fail(const std::string& status, const std::string& error_name, const std::string& message) {
   record_.status = status;
   record_.error_name = error_name;
-  record_.message = message;
+  record_.message = active_ ? "the reference configuration's run (" + options_.reference.kernel_file + "): " + message
+                            : message;
   finish(emit(options_, record_));  // exits, or unwinds a module (harness_common.hpp)
 }
 

@@ -16,6 +16,7 @@
 //    "warmup_runs": n, "verification": {"checked", "mismatches", "max_abs_error", "max_rel_error",
 //    "rel_l2_error", "nan", "infinite" (the mismatches that are NaN, +-inf; max_abs_error and the
 //    others are over the finite values), "on_device": true (compared on the GPU; absent: on the host),
+//    "buffer": "output 1" (which of several compared buffers: Benchmark::run with a Tolerance),
 //    "first_mismatch": {"index", "got", "expected"}},
 //    "figures": {"bytes": b, "flops": f, "GB/s": x, "GFLOP/s": y},
 //    "stages_ms": {"setup", "verify", "warmup", "measure"},
@@ -193,6 +194,28 @@ inline std::string once_key(const std::string& key, std::size_t element_bytes, s
   return k;
 }
 
+/// Element-wise tolerance: |got - expected| <= abs + rel * |expected|; NaN/Inf never pass.
+struct Tolerance {
+  double rel = 1e-5;
+  double abs = 1e-6;
+};
+
+namespace detail {
+/// What the tuner passes of one configuration (harness.cuh): its cubin (--adaexplore-kernel FILE),
+/// its parameter values (--adaexplore-param NAME=VALUE, once per parameter, in the space's order),
+/// the values of the spec's expressions (--adaexplore-value NAME=VALUE: a generated benchmark's
+/// lengths and scalars), and the declared launch shape (--adaexplore-block X,Y,Z, --adaexplore-grid
+/// X,Y,Z, --adaexplore-shared BYTES; 0: not declared). The reference configuration's come as
+/// --adaexplore-reference-kernel, -param, -value, -block, -grid and -shared.
+struct ConfigurationOptions {
+  std::string kernel_file;
+  std::vector<std::pair<std::string, std::string>> params;
+  std::vector<std::pair<std::string, double>> values;
+  unsigned block[3] = {0, 0, 0}, grid[3] = {0, 0, 0};
+  unsigned long long shared = 0;
+};
+}  // namespace detail
+
 /// Harness settings from the command line (the tuner passes them; defaults suit a manual run).
 struct HarnessOptions {
   std::string result_file;     // where the result record goes; empty: stdout
@@ -203,12 +226,14 @@ struct HarnessOptions {
   int max_reps = 2000;
   double ci_rel = 0.01;        // measurement stops when the median's 95 % CI half-width <= this x median
   std::vector<std::string> user_args;  // arguments the harness does not know, in order
-  // The kernel unit (compile.unit "kernel", harness.cuh Benchmark::kernel): the configuration's
-  // cubin (--adaexplore-kernel FILE) and its parameter values (--adaexplore-param NAME=VALUE, once
-  // per parameter, in the space's order). Empty when the benchmark was compiled whole with the
-  // rendered template (compile.unit "program").
-  std::string kernel_file;
-  std::vector<std::pair<std::string, std::string>> params;
+  // The configuration (harness.cuh Benchmark::kernel, param, value, launch; ConfigurationOptions):
+  // no cubin when the benchmark was compiled whole with the rendered template and includes it
+  // (compile.unit "program"). The reference configuration (Benchmark::run with a Tolerance): no
+  // cubin when the spec has no "reference".
+  detail::ConfigurationOptions config, reference;
+  std::string kernel_name;      // --adaexplore-kernel-name: the spec's "kernel" (Benchmark::kernel())
+  Tolerance tolerance;          // --adaexplore-tolerance REL,ABS: the spec's "tolerance"
+  bool tolerance_given = false;
   // The problem size being tuned (the spec's "sizes", CMake SIZES): --adaexplore-size NAME=VALUE,
   // once per name, in the spec's order. Empty when the kernel is tuned at one size.
   std::vector<std::pair<std::string, long long>> sizes;
@@ -299,11 +324,6 @@ struct TimeStats {
   }
 };
 
-/// Element-wise tolerance: |got - expected| <= abs + rel * |expected|; NaN/Inf never pass.
-struct Tolerance {
-  double rel = 1e-5;
-  double abs = 1e-6;
-};
 
 struct Verification {
   std::size_t checked = 0, mismatches = 0;
@@ -312,6 +332,7 @@ struct Verification {
   double first_got = 0, first_expected = 0;
   std::size_t nan = 0, infinite = 0;  // mismatches whose value is NaN, +-inf (not in the errors above)
   bool on_device = false;  // compared on the device (Benchmark::compare with a once() reference)
+  std::string what;        // which buffer, when the benchmark compares several ("output 1"); empty: one
   bool passed() const { return mismatches == 0; }
 };
 
@@ -491,6 +512,64 @@ ADAEXPLORE_FN std::string describe(const Verification& v);
 
 // Definitions (header-only, or the separate build's harness_separate.cu).
 #if ADAEXPLORE_HARNESS_BODIES
+namespace detail {
+[[noreturn]] inline void bad_option(const char* option, const std::string& value, const char* expected) {
+  std::fprintf(stderr, "adaexplore harness: %s %s: expected %s\n", option, value.c_str(), expected);
+  finish(64);
+}
+// "NAME=VALUE" split at its first '='; a usage error without one or without a name.
+inline std::pair<std::string, std::string> assignment(const std::string& option, const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) bad_option(option.c_str(), text, "NAME=VALUE");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+// "X[,Y[,Z]]" into dims (missing ones 1), each a positive integer.
+inline void dimensions(const std::string& option, const std::string& text, unsigned* dims) {
+  unsigned parsed[3] = {1, 1, 1};
+  std::size_t at = 0;
+  for (int d = 0; d < 3 && at <= text.size(); ++d) {
+    const std::size_t comma = text.find(',', at);
+    const std::string part = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || v == 0 || v > 0xFFFFFFFFul) bad_option(option.c_str(), text, "X[,Y[,Z]], positive integers");
+    parsed[d] = static_cast<unsigned>(v);
+    if (comma == std::string::npos) {
+      at = text.size() + 1;
+      break;
+    }
+    at = comma + 1;
+    if (d == 2) bad_option(option.c_str(), text, "at most three dimensions X,Y,Z");
+  }
+  for (int d = 0; d < 3; ++d) dims[d] = parsed[d];
+}
+// One --adaexplore-<name> VALUE of a configuration (`name` without the prefix): whether `name` is
+// one (kernel, param, value, block, grid, shared); with `value`, taken into `c`.
+inline bool configuration_option(const std::string& name, const char* value, ConfigurationOptions& c) {
+  static const char* const names[] = {"kernel", "param", "value", "block", "grid", "shared"};
+  bool known = false;
+  for (const char* n : names) known = known || name == n;
+  if (!known || !value) return known;
+  const std::string option = "--adaexplore-" + name, text = value;
+  if (name == "kernel") c.kernel_file = text;
+  else if (name == "param") c.params.push_back(assignment(option, text));
+  else if (name == "value") {
+    const auto [key, number] = assignment(option, text);
+    char* end = nullptr;
+    const double v = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0') bad_option(option.c_str(), text, "NAME=NUMBER");
+    c.values.emplace_back(key, v);
+  } else if (name == "block") dimensions(option, text, c.block);
+  else if (name == "grid") dimensions(option, text, c.grid);
+  else {
+    char* end = nullptr;
+    c.shared = std::strtoull(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0') bad_option(option.c_str(), text, "a number of bytes");
+  }
+  return true;
+}
+}  // namespace detail
+
 ADAEXPLORE_FN HarnessOptions HarnessOptions::parse(int argc, char** argv) {
   HarnessOptions o;
   for (int i = 1; i < argc; ++i) {
@@ -508,16 +587,20 @@ ADAEXPLORE_FN HarnessOptions HarnessOptions::parse(int argc, char** argv) {
     else if (a == "--adaexplore-measure-ms") o.measure_ms = std::atof(value("--adaexplore-measure-ms"));
     else if (a == "--adaexplore-max-reps") o.max_reps = std::atoi(value("--adaexplore-max-reps"));
     else if (a == "--adaexplore-ci-rel") o.ci_rel = std::atof(value("--adaexplore-ci-rel"));
-    else if (a == "--adaexplore-kernel") o.kernel_file = value("--adaexplore-kernel");
-    else if (a == "--adaexplore-param") {
-      const std::string p = value("--adaexplore-param");
-      const std::size_t eq = p.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        std::fprintf(stderr, "adaexplore harness: --adaexplore-param %s: expected NAME=VALUE\n", p.c_str());
-        finish(64);
-      }
-      o.params.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+    else if (a == "--adaexplore-kernel-name") o.kernel_name = value("--adaexplore-kernel-name");
+    else if (a == "--adaexplore-tolerance") {
+      const char* text = value("--adaexplore-tolerance");
+      char* end = nullptr;
+      o.tolerance.rel = std::strtod(text, &end);
+      if (*end != ',') detail::bad_option("--adaexplore-tolerance", text, "REL,ABS");
+      o.tolerance.abs = std::strtod(end + 1, &end);
+      if (*end != '\0') detail::bad_option("--adaexplore-tolerance", text, "REL,ABS");
+      o.tolerance_given = true;
     }
+    else if (a.rfind("--adaexplore-reference-", 0) == 0 && detail::configuration_option(a.substr(23), nullptr, o.reference))
+      detail::configuration_option(a.substr(23), value(a.c_str()), o.reference);
+    else if (a.rfind("--adaexplore-", 0) == 0 && detail::configuration_option(a.substr(13), nullptr, o.config))
+      detail::configuration_option(a.substr(13), value(a.c_str()), o.config);
     else if (a == "--adaexplore-size") {
       const std::string p = value("--adaexplore-size");
       const std::size_t eq = p.find('=');
@@ -685,6 +768,7 @@ ADAEXPLORE_FN std::string to_json(const ResultRecord& r) {
       << ", \"rel_l2_error\": " << json_number(v.rel_l2_error) << ", \"nan\": " << v.nan
       << ", \"infinite\": " << v.infinite;
     if (v.on_device) j << ", \"on_device\": true";
+    if (!v.what.empty()) j << ", \"buffer\": " << json_string(v.what);
     if (v.mismatches)
       j << ", \"first_mismatch\": {\"index\": " << v.first_index << ", \"got\": " << json_number(v.first_got)
         << ", \"expected\": " << json_number(v.first_expected) << "}";
@@ -743,6 +827,7 @@ ADAEXPLORE_FN int emit(const HarnessOptions& o, const ResultRecord& r) {
 /// 2e-07)"; without NaN or infinite values "...; first at index 7: got 2, expected 1 (max abs error 1)".
 ADAEXPLORE_FN std::string describe(const Verification& v) {
   std::ostringstream s;
+  if (!v.what.empty()) s << v.what << ": ";
   s << v.mismatches << " of " << v.checked << " values differ from the reference";
   if (v.nan || v.infinite) {
     s << " (";

@@ -35,17 +35,31 @@ list(GET headers 0 header)
 run_step(configure ${configure})
 if(GPU)
   expect_match("${configure_OUTPUT}" "-- AdaExplore: CUDA GPU 0 \\(ADAEXPLORE_DEVICE\\): " "configure")
-  expect_count("${configure_OUTPUT}" "-- AdaExplore: scale(_pinned)?: TUNED, header" 2 "configure")
+  expect_count("${configure_OUTPUT}" "-- AdaExplore: (scale|scale_pinned|saxpy): TUNED, header" 3 "configure")
   expect_file_matches("${header}" "kTuned = true")
   expect_file_matches("${header}" "// Winner: ")
 else()
-  expect_count("${configure_OUTPUT}" "CMake Warning" 2 "configure")  # no GPU; scale's defaults
+  expect_count("${configure_OUTPUT}" "CMake Warning" 3 "configure")  # no GPU; scale's and saxpy's defaults
   # The reason: no driver at all (this CI machine), or a driver that sees no GPU.
   expect_count("${configure_OUTPUT}" "AdaExplore: no CUDA GPU at configure time \\((no NVIDIA driver or GPU|cudaGetDeviceCount: )" 1 "configure")
   expect_match("${configure_OUTPUT}" "AdaExplore: scale: NOT TUNED, using the DEFAULTS \\(kTuned = false\\): No CUDA GPU at configure time: .*; and there is no pinned header [^ ]*/cuda_scale/pinned/scale\\.hpp\\." "configure")
   expect_match("${configure_OUTPUT}" "-- AdaExplore: scale_pinned: NOT TUNED here, using the pinned header [^ ]*/pinned/scale_pinned.hpp" "configure")
   expect_file_matches("${header}" "NOT TUNED: +these are the defaults\\. No CUDA GPU at configure time")
   expect_file_matches("${header}" "kTuned = false;\ninline constexpr int BLOCK = 128;\ninline constexpr int ITEMS = 2;")
+  # saxpy: a macro-configured kernel checked without a GPU: its source configured with the defaults,
+  # the benchmark the module wrote from ARGS, and the reference configuration compiled; the header
+  # carries the machine line DEFINE_PARAMS reads and the #define lines.
+  expect_match("${configure_OUTPUT}" "AdaExplore: saxpy: NOT TUNED, using the DEFAULTS" "configure")
+  set(saxpy "${build}/adaexplore/include/adaexplore/saxpy.hpp")
+  expect_file_matches("${saxpy}" "// adaexplore: {\"config\":{\"block_size_x\":128,\"tile\":1},\"kernel\":\"saxpy\",\"macro_prefix\":\"SAXPY_\",\"sizes\":")
+  expect_file_matches("${saxpy}" "#define SAXPY_block_size_x 128\n#define SAXPY_tile 1\n")
+  file(GLOB_RECURSE generated "${build}/_adaexplore/kernels/saxpy/work/saxpy_bench.cu")
+  if(NOT generated)
+    message(FATAL_ERROR "no generated benchmark for saxpy under ${build}/_adaexplore/kernels/saxpy/work")
+  endif()
+  list(GET generated 0 generated)
+  expect_file_matches("${generated}" "bench\\.launch\\(kernel, arg_y, arg_x, static_cast<int>\\(bench\\.value\\(\"n\"\\)\\)\\)")
+  expect_file_matches("${generated}" "bench\\.global<float>\\(\"factor\", ")
   file(READ "${PROJECT_DIR}/pinned/scale_pinned.hpp" pinned)
   file(READ "${build}/adaexplore/include/adaexplore/scale_pinned.hpp" copied)
   if(NOT copied STREQUAL pinned)
@@ -61,7 +75,8 @@ endif()
 
 # Nothing changed: no tuner rebuild, no header, spec or library rewritten.
 set(tuner_exe "${build}/_adaexplore/tuner/bin/adaexplore-tuner")
-set(files ${headers} "${build}/_adaexplore/kernels/scale/spec.json" ${library})
+set(files ${headers} "${build}/adaexplore/include/adaexplore/saxpy.hpp" "${build}/_adaexplore/kernels/scale/spec.json"
+          "${build}/_adaexplore/kernels/saxpy/spec.json" ${library})
 if(NOT GPU)
   list(APPEND files "${tuner_exe}")
 endif()
@@ -71,6 +86,8 @@ run_step(reconfigure ${configure})
 expect_count("${reconfigure_OUTPUT}" "building the tuner" 0 "reconfigure")
 if(GPU)
   expect_count("${reconfigure_OUTPUT}" "evaluations already measured" 2 "reconfigure (tuning database)")
+  # saxpy has SIZES: each size says what it took from the database.
+  expect_match("${reconfigure_OUTPUT}" "saxpy \\[N=1000000\\]: done \\(budget\\), [0-9]+ evaluations \\(0 new\\)" "reconfigure")
 else()
   expect_count("${reconfigure_OUTPUT}" "AdaExplore: no CUDA GPU at configure time" 1 "reconfigure")
 endif()

@@ -157,6 +157,40 @@ TEST(Header, WriteFileIfChangedKeepsAnUnchangedHeader) {
 }
 
 // Two compute capabilities: 8.0 (chosen among two A100s) and 9.0; the defaults as the fallback.
+// With the spec's macro prefix (header_info() sets it), a header also says its values to the
+// preprocessor (#define lines, for kernels configured by macros) and to tools (the machine line).
+TEST(Header, MacroPrefixAddsDefinesAndTheMachineLine) {
+  HeaderInfo info = tuned_info();
+  info.macro_prefix = "GEMM_";
+  const std::string h = render_header(gemm_space(), kWinner, info);
+  EXPECT_NE(h.find("// adaexplore: {\"config\":{\"LAYOUT\":\"col\",\"SCALE\":1.25,\"TILE_M\":128,\"TILE_N\":32},"
+                   "\"kernel\":\"gemm\",\"macro_prefix\":\"GEMM_\",\"tuned\":true}\n#pragma once"),
+            std::string::npos) << h;
+  EXPECT_NE(h.find("}  // namespace adaexplore::gemm\n\n// The values for the preprocessor (the winner):\n"
+                   "#define GEMM_TILE_M 128\n#define GEMM_TILE_N 32\n#define GEMM_LAYOUT col\n#define GEMM_SCALE 1.25\n"),
+            std::string::npos) << h;
+  // Unset (a header made by hand): neither.
+  EXPECT_EQ(render_header(gemm_space(), kWinner, tuned_info()).find("#define"), std::string::npos);
+
+  // The preprocessor reads them, and with a prefix the constants and the macros agree in one unit.
+  const fs::path dir = test::fresh_test_directory("header-macros");
+  std::ofstream(dir / "gemm.hpp") << h;
+  std::ofstream(dir / "probe.cpp") << "#include \"gemm.hpp\"\n#if GEMM_TILE_M != 128 || GEMM_TILE_N != 32\n#error wrong\n#endif\n"
+                                      "static_assert(adaexplore::gemm::TILE_M == GEMM_TILE_M, \"\");\nint main() { return 0; }\n";
+  const ProcessResult built = run_process({"c++", "-std=c++17", "-fsyntax-only", (dir / "probe.cpp").string()});
+  EXPECT_TRUE(built.ok()) << built.err;
+
+  // An empty prefix defines the parameters' own names, as a macro-configured kernel reads them: the
+  // preprocessor sees them (a unit using them does not name the header's constants, which the macros
+  // now replace; docs/first-tuning.md says so).
+  info.macro_prefix = "";
+  std::ofstream(dir / "bare.hpp") << render_header(gemm_space(), kWinner, info);
+  std::ofstream(dir / "bare.cpp") << "#include \"bare.hpp\"\n#if TILE_M != 128 || TILE_N != 32\n#error wrong\n#endif\n"
+                                     "int main() { return TILE_M - 128; }\n";
+  const ProcessResult bare = run_process({"c++", "-std=c++17", "-fsyntax-only", (dir / "bare.cpp").string()});
+  EXPECT_TRUE(bare.ok()) << bare.err;
+}
+
 std::vector<DeviceHeaderEntry> two_devices() {
   DeviceHeaderEntry a100;
   a100.compute_capability = 80;
@@ -181,6 +215,21 @@ HeaderInfo common_info() {
   info.name_space = "adaexplore::gemm";
   info.backend = "cuda";
   return info;
+}
+
+TEST(MultiDeviceHeader, CarriesItsEntriesForToolsAndThePreprocessor) {
+  HeaderInfo common = common_info();
+  common.macro_prefix = "G_";
+  const std::string multi = render_multi_device_header(gemm_space(), two_devices(), kDefaults, common);
+  EXPECT_NE(multi.find("// adaexplore: {\"config\":{\"LAYOUT\":\"row\",\"SCALE\":0.5,\"TILE_M\":64,\"TILE_N\":64},"
+                       "\"devices\":[{\"compute_capability\":80,\"config\":{\"LAYOUT\":\"col\",\"SCALE\":1.25,\"TILE_M\":128,"
+                       "\"TILE_N\":32}},{\"compute_capability\":90,"),
+            std::string::npos) << multi;
+  EXPECT_NE(multi.find("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ / 10 == 80\n  #define G_TILE_M 128\n"), std::string::npos)
+      << multi;
+  EXPECT_NE(multi.find("#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ / 10 == 90\n  #define G_TILE_M 32\n"), std::string::npos);
+  EXPECT_NE(multi.find("#else\n  #define G_TILE_M 64\n  #define G_TILE_N 64\n  #define G_LAYOUT row\n  #define G_SCALE 0.5\n#endif\n"),
+            std::string::npos);
 }
 
 TEST(MultiDeviceHeader, MatchesTheGoldenFile) {

@@ -1,5 +1,7 @@
 #include "model/expr.hpp"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace adaexplore {
@@ -29,6 +31,35 @@ TEST(Expr, PythonSyntaxAndChainedComparisons) {
   EXPECT_EQ(eval("2 ** 3 ** 2", {}, {}), 512.0);
   EXPECT_EQ(eval("-7 % 3", {}, {}), 2.0);  // Python's floored modulo
   EXPECT_EQ(eval("-7 // 2", {}, {}), -4.0);
+}
+
+TEST(Expr, FunctionsForLaunchShapesAndTolerances) {
+  EXPECT_EQ(eval("ceil(N / (B * T))", {"N", "B", "T"}, {10000000, 128, 3}), 26042.0);  // 26041.67 up
+  EXPECT_EQ(eval("floor(N / B)", {"N", "B"}, {1000, 128}), 7.0);
+  EXPECT_EQ(eval("min(a, 8, b)", {"a", "b"}, {16, 4}), 4.0);
+  EXPECT_EQ(eval("max(a)", {"a"}, {3}), 3.0);
+  EXPECT_EQ(eval("int(-7 / 2) + round(2.5) + abs(-2)", {}, {}), -3.0 + 3.0 + 2.0);
+  EXPECT_DOUBLE_EQ(eval("4 * sqrt(K + 2) * 2**-24", {"K"}, {4094}), 4 * 64 * std::ldexp(1.0, -24));
+  EXPECT_EQ(eval("log2(1024)", {}, {}), 10.0);
+  EXPECT_TRUE(std::isnan(eval("sqrt(-1)", {}, {})));
+  EXPECT_TRUE(std::isnan(eval("ceil(a / b)", {"a", "b"}, {1, 0})));
+  // A parameter named like a function is the parameter unless called.
+  EXPECT_EQ(eval("min * 2", {"min"}, {3}), 6.0);
+}
+
+TEST(Expr, FunctionErrorsNameTheFunction) {
+  auto error = [](const std::string& text) {
+    try {
+      Expr::parse(text, {"a"});
+    } catch (const ExprError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(error("ciel(a)").find("unknown function 'ciel' (functions: ceil, floor"), std::string::npos) << error("ciel(a)");
+  EXPECT_NE(error("ceil(a, 2)").find("ceil() takes 1 argument, not 2"), std::string::npos) << error("ceil(a, 2)");
+  EXPECT_NE(error("min()").find("min() takes at least 1 argument, not 0"), std::string::npos) << error("min()");
+  EXPECT_NE(error("max(a, 2").find("expected ',' or ')' in the arguments of max()"), std::string::npos);
 }
 
 TEST(Expr, DivisionByZeroViolatesInsteadOfAborting) {

@@ -94,7 +94,7 @@ Failure compile_one(Backend& backend, const Spec& spec, const Config& config, co
 int run_check(const CheckArgs& a) {
   Spec spec = load_spec(a.spec);  // parameters, constraints, defaults, launch expressions
   const std::string me = "adaexplore-tuner check: " + spec.name + ": ";
-  check_template(read_file(spec.template_path), spec.template_path, spec.space);
+  check_template(template_text(spec), spec.template_path, spec.space);
   std::vector<std::string> checked = {"spec", "template placeholders and parameters",
                                       std::string("defaults ") + spec.space.label(spec.defaults) +
                                           (spec.space.constraints().empty() ? "" : " within the constraints")};
@@ -146,6 +146,7 @@ int run_check(const CheckArgs& a) {
     for (const std::string& arch : targets) {
       Spec s = spec;
       s.run_runner = false;  // nothing is run: no runner process
+      if (!s.sizes.empty()) s.size = s.sizes.sizes.front();  // the launch expressions that read a size
       s.work_dir = spec.work_dir / "check" / (arch.empty() ? "host" : arch);
       if (spec.backend == "cuda") {
         s.compiler.arch = arch;
@@ -183,6 +184,14 @@ int run_check(const CheckArgs& a) {
         const auto& build = j.program->benchmark_build();
         if (!build.error.empty()) f = {kExitTuningFailed, build.error};
         else report += "; the benchmark compiled " + j.where;
+      }
+      if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.spec->reference.given) {
+        try {
+          (void)j.program->reference_cubin();
+          report += "; the reference configuration compiled " + j.where;
+        } catch (const SetupError& e) {
+          f = {kExitTuningFailed, e.what()};
+        }
       }
       if (f.code == kExitOk) reports.push_back(report);
       else if (!first || (first->code == kExitConfigRejected && f.code == kExitTuningFailed)) first = f;

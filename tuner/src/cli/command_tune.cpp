@@ -230,7 +230,7 @@ Spec tuning_spec(const TuneArgs& a) {
   if (a.jobs) spec.jobs = a.jobs;
   if (a.time_limit_s >= 0) spec.budget_seconds = a.time_limit_s;
   if (!a.arch.empty()) spec.compiler.arch = a.arch;
-  check_template(read_file(spec.template_path), spec.template_path, spec.space);
+  check_template(template_text(spec), spec.template_path, spec.space);
   return spec;
 }
 

@@ -111,6 +111,53 @@ void write_provenance(std::ostream& h, const Space& space, const HeaderInfo& inf
       << " predicted to fail, never evaluated (the space was exhausted before the budget)\n";
 }
 
+// A value as the preprocessor reads it: a number as written; text as written when it is an
+// identifier or a number, else a string literal.
+std::string macro_value(const Value& v) {
+  if (v.numeric) return v.text;
+  const bool plain = !v.text.empty() && v.text.find_first_not_of(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-") == std::string::npos;
+  return plain ? v.text : string_literal(v.text);
+}
+
+// The header's #define lines for `config` (HeaderInfo::macro_prefix), each indented by `indent`.
+std::string macro_lines(const Space& space, const Config& config, const std::string& prefix, const std::string& indent = "") {
+  std::string lines;
+  for (std::size_t i = 0; i < space.dimension(); ++i)
+    lines += indent + "#define " + prefix + space.parameters()[i].name + " " + macro_value(space.value(config, i)) + "\n";
+  return lines;
+}
+
+// {"NAME": value} of `config`: numbers as numbers, text as strings.
+nlohmann::json config_json(const Space& space, const Config& config) {
+  nlohmann::json j = nlohmann::json::object();
+  for (std::size_t i = 0; i < space.dimension(); ++i) {
+    const Value& v = space.value(config, i);
+    if (v.numeric && std::floor(v.number) == v.number && std::fabs(v.number) < 9.2e18)
+      j[space.parameters()[i].name] = static_cast<long long>(v.number);
+    else if (v.numeric)
+      j[space.parameters()[i].name] = v.number;
+    else
+      j[space.parameters()[i].name] = v.text;
+  }
+  return j;
+}
+
+// The machine-readable line (HeaderInfo::macro_prefix), or nothing.
+std::string machine_line(const HeaderInfo& info, nlohmann::json j) {
+  if (!info.macro_prefix) return "";
+  j["kernel"] = info.kernel;
+  j["tuned"] = info.source == "tuned";
+  j["macro_prefix"] = *info.macro_prefix;
+  return "// adaexplore: " + j.dump() + "\n";
+}
+
+// The block of #define lines closing a header (HeaderInfo::macro_prefix), or nothing.
+std::string macro_block(const Space& space, const Config& config, const HeaderInfo& info, const std::string& what) {
+  if (!info.macro_prefix) return "";
+  return "\n// The values for the preprocessor (" + what + "):\n" + macro_lines(space, config, *info.macro_prefix);
+}
+
 }  // namespace
 
 std::string render_header(const Space& space, const Config& config, const HeaderInfo& info) {
@@ -122,6 +169,7 @@ std::string render_header(const Space& space, const Config& config, const Header
   } else {
     h << "// NOT TUNED:   these are the defaults. " << one_line(info.reason) << "\n";
   }
+  h << machine_line(info, {{"config", config_json(space, config)}});
   h << "#pragma once\n\n";
   h << "namespace " << info.name_space << " {\n";
   h << "inline constexpr bool kTuned = " << (info.source == "tuned" ? "true" : "false") << ";\n";
@@ -131,6 +179,7 @@ std::string render_header(const Space& space, const Config& config, const Header
     h << "inline constexpr " << decl << ";\n";
   }
   h << "}  // namespace " << info.name_space << "\n";
+  h << macro_block(space, config, info, info.source == "tuned" ? "the winner" : "the defaults");
   return h.str();
 }
 
@@ -208,6 +257,14 @@ std::string render_multi_device_header(const Space& space, const std::vector<Dev
     << "//   run time with current_params() (the current CUDA device; nvcc only) or params_for(10 * major +\n"
     << "//   minor). Never make the constants template arguments of a kernel launched from host code (CUDA\n"
     << "//   needs the same arguments in the host and device passes); dispatch on params_for() or kSm<NN>.\n";
+  {
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& e : entries)
+      devices.push_back({{"compute_capability", e.compute_capability}, {"config", config_json(space, e.config)}});
+    HeaderInfo fallback = common;
+    fallback.source = "defaults";
+    h << machine_line(fallback, {{"config", config_json(space, defaults)}, {"devices", devices}});
+  }
   h << "#pragma once\n\n";
   h << "#ifndef ADAEXPLORE_HOST_DEVICE\n#if defined(__CUDACC__)\n#define ADAEXPLORE_HOST_DEVICE __host__ __device__\n"
     << "#else\n#define ADAEXPLORE_HOST_DEVICE\n#endif\n#endif\n";
@@ -257,6 +314,14 @@ std::string render_multi_device_header(const Space& space, const std::vector<Dev
     << "  return params_for(10 * major + minor);\n"
     << "}\n#endif\n";
   h << "}  // namespace " << common.name_space << "\n";
+  if (common.macro_prefix) {
+    h << "\n// The values for the preprocessor: the entry of the architecture being compiled (__CUDA_ARCH__),\n"
+      << "// else (host code, other architectures) the fallback.\n";
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      h << (i ? "#elif" : "#if") << " defined(__CUDA_ARCH__) && __CUDA_ARCH__ / 10 == " << entries[i].compute_capability
+        << "\n" << macro_lines(space, entries[i].config, *common.macro_prefix, "  ");
+    h << (entries.empty() ? "#if 1\n" : "#else\n") << macro_lines(space, defaults, *common.macro_prefix, "  ") << "#endif\n";
+  }
   return h.str();
 }
 
@@ -314,6 +379,15 @@ std::string render_sized_header(const Space& space, const std::vector<std::strin
     << "//              size; a value below 1 counts as 1, so outside the tuned range the nearest end's entry.\n"
     << "//              The constants (kTuned, one per parameter) are the entry of the first size, " << entries.front().size
     << ".\n";
+  {
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const auto& e : entries) {
+      nlohmann::json size = nlohmann::json::object();
+      for (std::size_t k = 0; k < size_names.size() && k < e.values.size(); ++k) size[size_names[k]] = e.values[k];
+      sizes.push_back({{"size", size}, {"config", config_json(space, e.config)}});
+    }
+    h << machine_line(common, {{"config", config_json(space, entries.front().config)}, {"sizes", sizes}});
+  }
   h << "#pragma once\n\n#include <cstddef>\n\n";
   h << "namespace " << common.name_space << " {\n";
   h << "inline constexpr bool kTuned = " << (tuned ? "true" : "false") << ";\n";
@@ -370,6 +444,7 @@ std::string render_sized_header(const Space& space, const std::vector<std::strin
   h << "/// The winning values for a problem of size (" << names << ").\n";
   h << "constexpr const SizeParams& select(" << args << ") { return kSizes[select_index(" << call << ")].params; }\n";
   h << "}  // namespace " << common.name_space << "\n";
+  h << macro_block(space, entries.front().config, common, "the entry of the first size, " + entries.front().size);
   return h.str();
 }
 

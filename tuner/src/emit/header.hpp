@@ -37,6 +37,15 @@ struct HeaderInfo {
   /// line, written when set and not 0. Set by `tune` only: headers written from stored results
   /// (tune --cached, `header`) leave the line out.
   std::optional<std::size_t> skipped;
+  /// The spec's macro_prefix (header_info() sets it): the header then ends with a `#define
+  /// <prefix><PARAM> <value>` per parameter, for code that tests the values with #if (a kernel
+  /// configured by macros), and carries one machine-readable line near its top,
+  ///   // adaexplore: {"config":{"TILE":64,...},"kernel":"gemm","tuned":true}
+  /// (JSON, keys sorted; a header of sizes adds "sizes", one {"config", "size"} per size; a
+  /// multi-device header "devices", one {"compute_capability", "config"} per entry, and "config"
+  /// is then the fallback's) that tools read instead of the C++ (the CMake module's DEFINE_PARAMS).
+  /// Unset: neither (headers made by hand in tests).
+  std::optional<std::string> macro_prefix;
 };
 
 /// Renders the header text for `config`.

@@ -11,6 +11,7 @@ HeaderInfo header_info(const Spec& spec, const std::string& source, const std::s
   info.source = source;
   info.reason = reason;
   info.backend = spec.backend;
+  info.macro_prefix = spec.macro_prefix;
   return info;
 }
 

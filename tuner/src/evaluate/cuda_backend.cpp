@@ -131,14 +131,14 @@ class CudaBackend final : public ProgramBackend {
   // Decided before compiling, from the spec's launch expressions and the device's limits alone
   // (resource_check.hpp launch_verdict): no compile is paid for these.
   std::optional<Outcome> check_statically(const Config& config) const override {
-    return launch_verdict(spec().launch, spec().space, config, limits_, arch_);
+    return launch_verdict(spec().launch, spec().space, config, limits_, arch_, size_values());
   }
 
   // Measured outcomes carry the launch's threads per block (extra.figures.threads, with its limit),
   // so that the knowledge base can fit it over the parameters from successes too
   // (resource_rules.hpp) and predict the configurations over the limit before meeting one.
   void annotate(Outcome& outcome, const Prepared& prepared) const override {
-    const LaunchShape launch = launch_shape(spec().launch, spec().space, prepared.config);
+    const LaunchShape launch = launch_shape(spec().launch, spec().space, prepared.config, size_values());
     if (!launch.threads_per_block) return;
     if (!outcome.extra.is_object()) outcome.extra = nlohmann::json::object();
     outcome.extra["figures"]["threads"] = *launch.threads_per_block;
@@ -168,7 +168,7 @@ class CudaBackend final : public ProgramBackend {
       return resource_limit("ptxas rejected the kernel: " + rejected->message, compile,
                             rejected->what, rejected->kernel, rejected->used, rejected->limit);
     }
-    const LaunchShape launch = launch_shape(spec().launch, spec().space, prepared.config);
+    const LaunchShape launch = launch_shape(spec().launch, spec().space, prepared.config, size_values());
     const auto violation = check_resources(prepared.resources, limits_, launch);
     if (!violation) return std::nullopt;
     return resource_limit(violation->reason + " (" + arch_ + ", static check" + launch_source(spec().launch, launch) + ")",
@@ -176,6 +176,9 @@ class CudaBackend final : public ProgramBackend {
   }
 
  private:
+  // The size being tuned, for the launch expressions that read a size name; null: none.
+  const std::vector<long long>* size_values() const { return spec().size ? &spec().size->values : nullptr; }
+
   static Outcome resource_limit(const std::string& summary, const ProcessResult& compile,
                                 Resource what, const std::string& kernel, long used, long limit) {
     Outcome o = process_failure(Status::resource_limit, summary, compile);

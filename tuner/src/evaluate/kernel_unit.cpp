@@ -59,23 +59,30 @@ bool includes_file(const std::string& source, const std::string& file) {
 
 CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit) {
   const std::string& unit = spec.compiler.unit;
-  if (unit == "program") return {false, "the whole benchmark per configuration (compiler.unit \"program\")"};
   if (!backend_has_kernel_unit) {
     if (unit == "kernel")
       throw std::runtime_error(spec.file.string() + ": compiler.unit \"kernel\": the " + spec.backend +
                                " backend has no kernel unit (cuda only); use \"program\" or \"auto\"");
-    return {false, "the whole benchmark per configuration (the " + spec.backend + " backend has no kernel unit)"};
+    return {false, false, "the whole benchmark per configuration (the " + spec.backend + " backend has no kernel unit)"};
   }
+  const bool includes = includes_file(read_file(spec.benchmark_path), rendered_name);
+  if (unit == "program")
+    return {false, !includes,
+            includes ? "the whole benchmark per configuration (compiler.unit \"program\")"
+                     : "the whole benchmark per configuration, with the configuration's cubin for Benchmark::kernel() (" +
+                           spec.benchmark_path.filename().string() + " does not include " + rendered_name +
+                           "; compiler.unit \"program\")"};
   if (unit == "kernel")
-    return {true, "the kernel unit: the template's device code alone per configuration (compiler.unit \"kernel\")"};
-  if (includes_file(read_file(spec.benchmark_path), rendered_name))
-    return {false, "the whole benchmark per configuration: " + spec.benchmark_path.filename().string() +
-                       " includes " + rendered_name +
-                       ", the rendered template (compiler.unit \"auto\"; a benchmark that launches through "
-                       "Benchmark::kernel() compiles once: docs/kernel-unit.md)"};
-  return {true, "the kernel unit: the template's device code alone per configuration, the benchmark once (" +
-                    spec.benchmark_path.filename().string() + " does not include " + rendered_name +
-                    "; compiler.unit \"auto\")"};
+    return {true, true, "the kernel unit: the template's device code alone per configuration (compiler.unit \"kernel\")"};
+  if (includes)
+    return {false, false,
+            "the whole benchmark per configuration: " + spec.benchmark_path.filename().string() + " includes " +
+                rendered_name +
+                ", the rendered template (compiler.unit \"auto\"; a benchmark that launches through "
+                "Benchmark::kernel() compiles once: docs/kernel-unit.md)"};
+  return {true, true, "the kernel unit: the template's device code alone per configuration, the benchmark once (" +
+                          spec.benchmark_path.filename().string() + " does not include " + rendered_name +
+                          "; compiler.unit \"auto\")"};
 }
 
 std::string kernel_unit_source(const std::string& rendered_name) {

@@ -28,6 +28,9 @@ namespace adaexplore {
 /// What a tuning compiles per configuration, and why, in words for the log.
 struct CompileUnit {
   bool kernel = false;  // true: the kernel unit; false: the whole benchmark (compiler.unit "program")
+  /// A cubin per configuration: the kernel unit's artifact, or beside the whole program when its
+  /// benchmark launches through Benchmark::kernel() (does not include the rendered template).
+  bool cubin = false;
   std::string reason;
 };
 

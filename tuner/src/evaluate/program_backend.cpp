@@ -13,6 +13,7 @@
 
 #include "evaluate/program_outcome.hpp"
 #include "evaluate/render.hpp"
+#include "model/generated_benchmark.hpp"
 #include "util/hash.hpp"
 #include "util/files.hpp"
 
@@ -20,15 +21,6 @@ namespace adaexplore {
 namespace {
 
 namespace fs = std::filesystem;
-
-// "gemm.cuh.in" -> "gemm.cuh": the name the benchmark includes.
-std::string rendered_name(const fs::path& template_path) {
-  const std::string name = template_path.filename().string();
-  const std::string suffix = ".in";
-  const bool has_suffix = name.size() > suffix.size() &&
-                          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return has_suffix ? name.substr(0, name.size() - suffix.size()) : name;
-}
 
 std::string seconds(double s) {
   std::ostringstream text;
@@ -122,8 +114,12 @@ fs::path harness_dir(const Spec& spec) {
 ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     : spec_(spec),
       harness_(harness_dir(spec)),
-      template_text_(read_file(spec.template_path)),
+      template_text_(template_text(spec)),
       run_limit_(cap_run_limit(spec.run_timeout_s)) {
+  if (generated_benchmark(spec_)) {  // before anything reads it (the compile unit's choice, the key's scan)
+    fs::create_directories(spec_.benchmark_path.parent_path());
+    write_file_if_changed(spec_.benchmark_path, generated_benchmark_source(spec_));
+  }
   if (!spec_.run_runner) {
     mode_ = "one process per evaluation (run.runner false)";
   } else if (const fs::path runner = runner_executable(); runner.empty()) {
@@ -155,18 +151,17 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     const ProcessResult host_version = run_process({host, "--version"}, options);
     toolchain_identity_ += "host compiler " + host + ": " + host_version.out + host_version.err + '\n';
   }
-  unit_ = choose_compile_unit(spec_, rendered_name(spec_.template_path), kernel_unit_capable);
-  if (unit_.kernel) {
+  unit_ = choose_compile_unit(spec_, rendered_name(spec_), kernel_unit_capable);
+  if (unit_.cubin) {
     // The toolkit's and the system's headers are covered by the compiler's identity in the key.
     cache_ = std::make_unique<CompileCache>(harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
                                             system_header_folders(spec_.compiler.path));
   }
   // The compiler of compiler.unit, with this backend's options and review (Toolchain).
-  const CompileSetup setup{spec_, *this, harness_, rendered_name(spec_.template_path), !runner_command_.empty(),
+  const CompileSetup setup{spec_, *this, harness_, rendered_name(spec_), !runner_command_.empty(),
                            toolchain_identity_, cache_.get()};
-  if (unit_.kernel)
-    compiler_ = make_kernel_unit_compiler(setup);
-  else
+  if (unit_.cubin) cubin_compiler_ = make_kernel_unit_compiler(setup);
+  if (!unit_.kernel)
     compiler_ = make_program_compiler(setup, {[this] { return harness_object(); },
                                               [this] { return !separate_refused_.exchange(true); }});
 }
@@ -195,7 +190,7 @@ fs::path ProgramBackend::eval_directory(const Config& config) const {
 }
 
 fs::path ProgramBackend::render(const Config& config, const fs::path& directory) const {
-  const fs::path path = directory / rendered_name(spec_.template_path);
+  const fs::path path = directory / rendered_name(spec_);
   write_file_if_changed(path,
                         render_template(template_text_, spec_.template_path, spec_.space, config));
   return path;
@@ -321,7 +316,7 @@ Prepared ProgramBackend::prepare(const Config& config) {
   Prepared prepared;
   prepared.config = config;
   prepared.directory = fs::absolute(eval_directory(config));
-  prepared.executable = prepared.directory / compiler_->artifact();
+  prepared.executable = prepared.directory / (compiler_ ? compiler_ : cubin_compiler_)->artifact();
   if (unit_.kernel) start_benchmark_build();  // the benchmark, once, while the configurations compile
   fs::create_directories(prepared.directory);
   if (!runner_command_.empty())  // now, so that its CUDA context is made while this compiles
@@ -340,8 +335,50 @@ Prepared ProgramBackend::prepare(const Config& config) {
     prepared.failure = std::move(decided);
     return prepared;
   }
-  compiler_->compile(prepared);
+  if (auto unlaunchable = declared_shape_failure(config)) {
+    prepared.failure = std::move(unlaunchable);
+    return prepared;
+  }
+  compile(prepared);
   return prepared;
+}
+
+void ProgramBackend::compile(Prepared& prepared) {
+  if (!compiler_) {  // the kernel unit: the cubin is the artifact
+    cubin_compiler_->compile(prepared);
+    return;
+  }
+  if (!cubin_compiler_) {
+    compiler_->compile(prepared);
+    return;
+  }
+  // The whole program beside the cubin its Benchmark::kernel() loads: the cubin first (its
+  // verdict and its kernels' resources are the configuration's), then the program.
+  Prepared cubin = prepared;
+  cubin.executable = prepared.directory / cubin_compiler_->artifact();
+  cubin_compiler_->compile(cubin);
+  if (cubin.failure) {
+    cubin.executable = prepared.executable;
+    prepared = std::move(cubin);
+    return;
+  }
+  compiler_->compile(prepared);
+  for (const auto& [stage, ms] : cubin.stage_ms) prepared.stage_ms[stage + (stage == "compile" ? ".cubin" : "")] = ms;
+  prepared.stage_ms["compile"] += cubin.stage_ms["compile"];
+  if (prepared.resources.empty()) prepared.resources = cubin.resources;
+  prepared.ptxas_warnings.insert(prepared.ptxas_warnings.end(), cubin.ptxas_warnings.begin(), cubin.ptxas_warnings.end());
+}
+
+std::optional<Outcome> ProgramBackend::declared_shape_failure(const Config& config) const {
+  std::string problem;
+  (void)configuration_arguments(config, {}, "", &problem);
+  if (problem.empty()) return std::nullopt;
+  Outcome o;
+  o.config = config;
+  o.label = spec_.space.label(config);
+  o.status = Status::launch_error;
+  o.message = problem + " (static check before compiling)";
+  return o;
 }
 
 namespace {
@@ -575,35 +612,121 @@ const ProgramBackend::BenchmarkBuild& ProgramBackend::benchmark_build() {
   return benchmark_.get();
 }
 
-std::vector<std::string> ProgramBackend::kernel_arguments(const Prepared& prepared) const {
-  std::vector<std::string> argv = {"--adaexplore-kernel", prepared.executable.string()};
+std::vector<std::string> ProgramBackend::configuration_arguments(const Config& config, const fs::path& cubin,
+                                                                 const std::string& prefix, std::string* problem) const {
+  const std::string option = "--adaexplore-" + prefix;
+  std::vector<std::string> argv;
+  if (!cubin.empty()) argv.insert(argv.end(), {option + "kernel", cubin.string()});
   for (std::size_t i = 0; i < spec_.space.dimension(); ++i)
-    argv.insert(argv.end(), {"--adaexplore-param", spec_.space.parameters()[i].name + "=" +
-                                                       spec_.space.value(prepared.config, i).text});
+    argv.insert(argv.end(), {option + "param", spec_.space.parameters()[i].name + "=" + spec_.space.value(config, i).text});
+  const std::vector<long long>* size = spec_.size ? &spec_.size->values : nullptr;
+  auto whole = [&](const Expr& e, double minimum, const std::string& what) -> long long {
+    if (const auto v = whole_value(e, spec_.space, config, size, minimum)) return *v;
+    if (problem && problem->empty()) {
+      const ExprValue got = e.evaluate([&](std::size_t i) { return launch_variable(spec_.space, config, size, i); });
+      *problem = what + " \"" + e.text() + "\" gives " + Value::from_number(got.number).text + " for " +
+                 spec_.space.label(config) + (size ? " at " + spec_.sizes.label(*spec_.size) : std::string()) +
+                 "; it must be a whole number >= " + Value::from_number(minimum).text;
+    }
+    return static_cast<long long>(minimum);
+  };
+  for (const ArgumentSpec& a : spec_.arguments) {
+    std::string value;
+    if (a.value) {
+      const ExprValue v = a.value->evaluate([&](std::size_t i) { return launch_variable(spec_.space, config, size, i); });
+      value = Value::from_number(v.number).text;
+    } else {
+      value = std::to_string(whole(*a.length, 0, "the length of argument " + a.name));
+    }
+    argv.insert(argv.end(), {option + "value", a.name + "=" + value});
+  }
+  auto dims = [&](const std::vector<Expr>& exprs, const char* what) {
+    std::string text;
+    for (std::size_t d = 0; d < exprs.size(); ++d)
+      text += (d ? "," : "") + std::to_string(whole(exprs[d], 1, std::string(what) + "[" + std::to_string(d) + "]"));
+    return text;
+  };
+  if (!spec_.launch.block.empty()) argv.insert(argv.end(), {option + "block", dims(spec_.launch.block, "launch.block")});
+  if (!spec_.launch.grid.empty()) argv.insert(argv.end(), {option + "grid", dims(spec_.launch.grid, "launch.grid")});
+  if (spec_.launch.dynamic_shared_bytes && !spec_.launch.block.empty())
+    argv.insert(argv.end(), {option + "shared", std::to_string(whole(*spec_.launch.dynamic_shared_bytes, 0,
+                                                                          "launch.dynamic_shared_bytes"))});
   return argv;
 }
 
-std::vector<std::string> ProgramBackend::run_arguments(const fs::path& record) const {
+std::vector<std::string> ProgramBackend::run_arguments(const fs::path& record, const Prepared& prepared,
+                                                       const fs::path& cubin, const fs::path& reference) const {
   std::vector<std::string> argv = {"--adaexplore-result", record.string(), "--adaexplore-seed",
                                    std::to_string(spec_.seed)};
+  const std::vector<std::string> own = configuration_arguments(prepared.config, cubin, "", nullptr);
+  argv.insert(argv.end(), own.begin(), own.end());
+  if (!spec_.kernel.empty()) argv.insert(argv.end(), {"--adaexplore-kernel-name", spec_.kernel});
+  const std::vector<long long>* size = spec_.size ? &spec_.size->values : nullptr;
+  if (spec_.tolerance.rel || spec_.tolerance.abs) {
+    const Tolerances t = tolerances(size);
+    argv.insert(argv.end(), {"--adaexplore-tolerance", t.rel + "," + t.abs});
+  }
+  if (!reference.empty()) {
+    const std::vector<std::string> ref = configuration_arguments(spec_.reference.config, reference, "reference-", nullptr);
+    argv.insert(argv.end(), ref.begin(), ref.end());
+  }
   if (spec_.size) {
-    const std::vector<std::string> size = spec_.sizes.arguments(*spec_.size);
-    argv.insert(argv.end(), size.begin(), size.end());
+    const std::vector<std::string> sizes = spec_.sizes.arguments(*spec_.size);
+    argv.insert(argv.end(), sizes.begin(), sizes.end());
   }
   argv.insert(argv.end(), spec_.run_args.begin(), spec_.run_args.end());
   return argv;
 }
 
+ProgramBackend::Tolerances ProgramBackend::tolerances(const std::vector<long long>* size) const {
+  auto text = [&](const std::optional<Expr>& e, double fallback) {
+    if (!e) return Value::from_number(fallback).text;
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.17g",
+                  e->evaluate([&](std::size_t i) { return launch_variable(spec_.space, spec_.defaults, size, i); }).number);
+    return std::string(buffer);
+  };
+  return {text(spec_.tolerance.rel, 1e-5), text(spec_.tolerance.abs, 1e-6)};  // harness_common.hpp Tolerance{}
+}
+
+const fs::path& ProgramBackend::reference_cubin() {
+  std::call_once(reference_built_, [this] {
+    if (!spec_.reference.given) return;
+    if (!cubin_compiler_) {
+      reference_error_ = spec_.file.string() + ": reference: a reference configuration's outputs come from its cubin, "
+                         "and this benchmark is compiled whole with the rendered template (it includes " +
+                         rendered_name(spec_) + "): launch through Benchmark::kernel() instead, or compute the "
+                         "reference in the benchmark";
+      return;
+    }
+    Prepared ref;
+    ref.config = spec_.reference.config;
+    ref.directory = fs::absolute(spec_.work_dir / "reference");
+    fs::create_directories(ref.directory);
+    ref.executable = ref.directory / cubin_compiler_->artifact();
+    render(ref.config, ref.directory);
+    cubin_compiler_->compile(ref);
+    if (ref.failure)
+      reference_error_ = "the reference configuration " + spec_.space.label(ref.config) + " (" + spec_.reference.source +
+                         ") does not compile: " + to_string(ref.failure->status) + ": " +
+                         ref.failure->message.substr(0, ref.failure->message.find('\n')) + " (log: " +
+                         (ref.directory / "compile.err").string() + ")";
+    else
+      reference_ = ref.executable;
+  });
+  if (!reference_error_.empty()) throw SetupError(reference_error_);
+  return reference_;
+}
+
 ProgramBackend::Invocation ProgramBackend::invocation(const Prepared& prepared, const fs::path& record) {
-  Invocation invoked{prepared.executable, run_arguments(record)};
+  const fs::path cubin = unit_.cubin ? prepared.directory / cubin_compiler_->artifact() : fs::path();
+  Invocation invoked{prepared.executable, run_arguments(record, prepared, cubin, reference_cubin())};
   if (unit_.kernel) {  // the benchmark built once, given this configuration's cubin
     const auto wait_start = std::chrono::steady_clock::now();
     const BenchmarkBuild& build = benchmark_build();
     invoked.waited_ms = ms_since(wait_start);
     if (!build.error.empty()) throw SetupError(build.error);  // no configuration can run
     invoked.program = build.program;
-    const std::vector<std::string> kernel = kernel_arguments(prepared);
-    invoked.arguments.insert(invoked.arguments.begin() + 4, kernel.begin(), kernel.end());  // after result and seed
   }
   return invoked;
 }
@@ -749,7 +872,7 @@ nlohmann::json ProgramBackend::included_headers(const std::vector<fs::path>& out
   fs::create_directories(directory);
   render(spec_.defaults, directory);
   const fs::path unit = directory / ("template" + spec_.benchmark_path.extension().string());
-  write_file_if_changed(unit, kernel_unit_source(rendered_name(spec_.template_path)));
+  write_file_if_changed(unit, kernel_unit_source(rendered_name(spec_)));
   const std::vector<std::vector<std::string>> commands = {scan_command(unit, directory, false),
                                                           scan_command(spec_.benchmark_path, directory, true)};
   const fs::path found = directory / "dependencies.d";  // both scans' headers, one rule
@@ -769,7 +892,7 @@ nlohmann::json ProgramBackend::included_headers(const std::vector<fs::path>& out
       key += a + '\n';
     }
   }
-  key += read_file(directory / rendered_name(spec_.template_path)) + '\n' + read_file(spec_.benchmark_path);
+  key += read_file(directory / rendered_name(spec_)) + '\n' + read_file(spec_.benchmark_path);
   if (!cache.find(key, found)) {
     std::string rule = "dependencies:";
     for (const auto& command : commands) {

@@ -11,7 +11,11 @@
 //    the benchmark is compiled once per tuning, in the background from the first prepare(), into
 //    <work_dir>/benchmark/benchmark.so (or benchmark, an executable, without the runner); each
 //    measurement runs it with --adaexplore-kernel <cubin> and --adaexplore-param NAME=VALUE for
-//    every parameter, and the runner keeps the module loaded between configurations.
+//    every parameter, and the runner keeps the module loaded between configurations;
+//  - both, for "program" with a cuda benchmark that does not include the rendered template (it
+//    launches through Benchmark::kernel()): the whole program per configuration, given the cubin.
+// Every run is told the configuration (run_arguments: parameters, declared launch shape, the
+// values of the spec's arguments, the tolerance, the reference configuration's cubin and values).
 //
 // Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/:
 //   <template name without .in>   the rendered template; the benchmark #includes it by that name
@@ -110,6 +114,11 @@ class ProgramBackend : public Backend, protected Toolchain {
   /// SetupError when the kernel unit's benchmark did not build; never for what the wrapper or the
   /// benchmark do.
   WrappedRun run_wrapped(Prepared& prepared, const std::vector<std::string>& prefix, double timeout_s);
+  /// The reference configuration's cubin (the spec's "reference"), compiled once, in
+  /// <work_dir>/reference/; empty without a reference. Throws SetupError when it cannot be made
+  /// (no cubin for this benchmark, or a compile that fails): no configuration can be verified.
+  /// Thread-safe; measure() calls it, `check` too.
+  const std::filesystem::path& reference_cubin();
   /// The search space of the spec the backend was made with.
   const Space& space() const { return spec_.space; }
   /// spec.jobs, else the number of hardware threads.
@@ -213,10 +222,34 @@ class ProgramBackend : public Backend, protected Toolchain {
  private:
   std::filesystem::path eval_directory(const Config& config) const;
   std::filesystem::path render(const Config& config, const std::filesystem::path& directory) const;
-  std::vector<std::string> run_arguments(const std::filesystem::path& record) const;
-  // What measure() and run_wrapped() run for `prepared`, its record at `record`: its benchmark and
-  // run_arguments(), or with the kernel unit the benchmark built once (waited for: waited_ms) and
-  // kernel_arguments() after the result and seed options. Throws SetupError when that build failed.
+  // compiler.unit's compile of a rendered configuration: the cubin (the kernel unit), the whole
+  // program, or both (the whole program for a benchmark that launches through Benchmark::kernel():
+  // the cubin first, whose verdict and resources are the configuration's).
+  void compile(Prepared& prepared);
+  // launch_error when a declared launch dimension, dynamic shared size or argument length is not
+  // a whole number (>= 1; >= 0 for bytes and lengths) for `config` at the size being tuned.
+  std::optional<Outcome> declared_shape_failure(const Config& config) const;
+  // What the benchmark is told of `config` (harness_common.hpp ConfigurationOptions), each option
+  // --adaexplore-<prefix><name>: its cubin (when not empty), its parameters, the values of the
+  // spec's arguments, the declared block, grid and dynamic shared bytes. A value that is not
+  // whole (see declared_shape_failure) is said in `problem` (when given), the first one only.
+  std::vector<std::string> configuration_arguments(const Config& config, const std::filesystem::path& cubin,
+                                                   const std::string& prefix, std::string* problem) const;
+  // A run's arguments: the result file and seed, the configuration's (`cubin` empty: none), the
+  // kernel's name, the tolerance, the reference configuration's (`reference` empty: none), the
+  // size, then run.args.
+  std::vector<std::string> run_arguments(const std::filesystem::path& record, const Prepared& prepared,
+                                         const std::filesystem::path& cubin, const std::filesystem::path& reference) const;
+  // The spec's tolerance at the size `size` (null: none), as the harness reads it (%.17g); the
+  // harness's Tolerance{} for a part not given.
+  struct Tolerances {
+    std::string rel, abs;
+  };
+  Tolerances tolerances(const std::vector<long long>* size) const;
+
+  // What measure() and run_wrapped() run for `prepared`, its record at `record`: its benchmark, or
+  // with the kernel unit the benchmark built once (waited for: waited_ms), and run_arguments().
+  // Throws SetupError when that build failed, or the reference configuration's cubin.
   struct Invocation {
     std::filesystem::path program;
     std::vector<std::string> arguments;
@@ -252,7 +285,6 @@ class ProgramBackend : public Backend, protected Toolchain {
   BenchmarkBuild build_benchmark(std::vector<std::string> base_command, const std::vector<std::string>& module_flags,
                                  bool separate_harness, const std::vector<std::string>& cxx,
                                  const std::string& host_only_why);
-  std::vector<std::string> kernel_arguments(const Prepared& prepared) const;
   // Why the kernel unit's benchmark is not compiled as plain C++ (build_benchmark): its text names
   // device code (__global__, __device__, <<<, __CUDACC__, a symbol copy, ...); empty when it is
   // tried.
@@ -270,7 +302,11 @@ class ProgramBackend : public Backend, protected Toolchain {
   Spec spec_;
   CompileUnit unit_;
   std::unique_ptr<CompileCache> cache_;  // the kernel unit's compile cache; null without it
-  std::unique_ptr<Compiler> compiler_;   // compiler.unit's; after spec_ and cache_, which it uses
+  std::unique_ptr<Compiler> compiler_;   // the whole program's; null for the kernel unit
+  std::unique_ptr<Compiler> cubin_compiler_;  // the kernel unit's (unit_.cubin); after spec_ and cache_
+  std::once_flag reference_built_;
+  std::filesystem::path reference_;  // reference_cubin()
+  std::string reference_error_;
   std::once_flag benchmark_started_;
   std::shared_future<BenchmarkBuild> benchmark_;  // build_benchmark(), in the background
   std::filesystem::path harness_;

@@ -121,14 +121,13 @@ std::optional<ResourceViolation> check_resources(const KernelResources& kernel, 
   return check_local(kernel);
 }
 
-LaunchShape launch_shape(const LaunchSpec& launch, const Space& space, const Config& config) {
+LaunchShape launch_shape(const LaunchSpec& launch, const Space& space, const Config& config,
+                         const std::vector<long long>* size_values) {
   auto whole = [&](const std::optional<Expr>& e, double minimum) -> std::optional<long> {
     if (!e) return std::nullopt;
-    const ExprValue v = e->evaluate([&](std::size_t i) { return space.value(config, i).as_expr(); });
-    if (v.is_string || !std::isfinite(v.number) || v.number < minimum || v.number != std::floor(v.number) ||
-        v.number > static_cast<double>(std::numeric_limits<int>::max()))
-      return std::nullopt;
-    return static_cast<long>(v.number);
+    const auto v = whole_value(*e, space, config, size_values, minimum);
+    if (!v || *v > std::numeric_limits<int>::max()) return std::nullopt;
+    return static_cast<long>(*v);
   };
   LaunchShape shape;
   if (const auto threads = whole(launch.threads_per_block, 1)) shape.threads_per_block = static_cast<int>(*threads);
@@ -203,8 +202,9 @@ nlohmann::json resource_extra(Resource what, const std::string& kernel, long use
 }
 
 std::optional<Outcome> launch_verdict(const LaunchSpec& spec, const Space& space, const Config& config,
-                                      const DeviceLimits& limits, const std::string& arch) {
-  const LaunchShape shape = launch_shape(spec, space, config);
+                                      const DeviceLimits& limits, const std::string& arch,
+                                      const std::vector<long long>* size_values) {
+  const LaunchShape shape = launch_shape(spec, space, config, size_values);
   const auto v = check_launch(limits, shape);
   if (!v) return std::nullopt;
   Outcome o;

@@ -33,10 +33,13 @@ struct LaunchShape {
 struct LaunchSpec;  // spec.hpp: the spec's "launch" expressions
 
 /// The launch shape of `config` from the spec's "launch" section: its expressions evaluated with
-/// the configuration's values. A figure without an expression, or whose value is not a whole
-/// number (threads >= 1, bytes >= 0; e.g. NaN after a division by zero), stays unknown
-/// (threads_per_block unset; dynamic_shared_bytes 0), so the checks that need it are skipped.
-LaunchShape launch_shape(const LaunchSpec& launch, const Space& space, const Config& config);
+/// the configuration's values at the size `size_values` (one value per size name; null: none, so
+/// an expression reading a size name is unknown). A figure without an expression, or whose value
+/// is not a whole number (threads >= 1, bytes >= 0; e.g. NaN after a division by zero), stays
+/// unknown (threads_per_block unset; dynamic_shared_bytes 0), so the checks that need it are
+/// skipped.
+LaunchShape launch_shape(const LaunchSpec& launch, const Space& space, const Config& config,
+                         const std::vector<long long>* size_values = nullptr);
 
 /// Why one kernel cannot launch: which resource, the figure and the limit, and a sentence naming
 /// the kernel, the figure, the limit and the unit.
@@ -87,7 +90,8 @@ nlohmann::json resource_extra(Resource what, const std::string& kernel, long use
 /// decides with it before compiling, the replay of a recorded cuda tuning with the recorded
 /// device's limits, and the knowledge base knows these configurations fail from the start.
 std::optional<Outcome> launch_verdict(const LaunchSpec& spec, const Space& space, const Config& config,
-                                      const DeviceLimits& limits, const std::string& arch);
+                                      const DeviceLimits& limits, const std::string& arch,
+                                      const std::vector<long long>* size_values = nullptr);
 
 /// The first violation among `kernels` (each checked with the same launch shape).
 std::optional<ResourceViolation> check_resources(const std::vector<KernelResources>& kernels,

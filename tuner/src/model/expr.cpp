@@ -14,7 +14,18 @@ enum class Op {
   lt, le, gt, ge, eq, ne,
   logical_and, logical_or,
   chain,  // Python chained comparison: children are pairwise comparisons joined by "and"
+  call,   // a function of kFunctions, `variable` its index
 };
+
+// The functions an expression may call (the grammar's `call`), for launch shapes and tolerances:
+// ceil(x), floor(x), round(x) (halves away from zero), int(x) (towards zero, as Python's int),
+// abs(x), sqrt(x), log2(x), min(x, y, ...), max(x, y, ...). A wrong argument count is an ExprError.
+struct Function {
+  const char* name;
+  std::size_t min_args, max_args;  // max_args 0: any number >= min_args
+};
+constexpr Function kFunctions[] = {{"ceil", 1, 1}, {"floor", 1, 1}, {"round", 1, 1}, {"int", 1, 1}, {"abs", 1, 1},
+                                   {"sqrt", 1, 1}, {"log2", 1, 1},  {"min", 1, 0},   {"max", 1, 0}};
 
 struct Expr::Node {
   Op op = Op::number;
@@ -82,7 +93,7 @@ class Lexer {
         t.text = std::string(1, c);
         for (const char* s : two)
           if (text_.compare(pos_, 2, s) == 0) t.text = s;
-        static const std::string singles = "+-*/%<>()!";
+        static const std::string singles = "+-*/%<>()!,";
         if (t.text.size() == 1 && singles.find(c) == std::string::npos)
           fail(std::string("unexpected character '") + c + "'", pos_ + 1);
         pos_ += t.text.size();
@@ -212,6 +223,7 @@ class Parser {
           n->literal.number = (word == "True" || word == "true") ? 1.0 : 0.0;
           return n;
         }
+        if (tokens_[index_ + 1].kind == Token::symbol && tokens_[index_ + 1].text == "(") return parse_call();
         auto it = std::find(names_.begin(), names_.end(), t.text);
         if (it == names_.end()) {
           std::string known;
@@ -235,6 +247,33 @@ class Parser {
         fail("unexpected end of expression");
     }
     fail("unexpected token");
+  }
+
+  // name "(" or-expr { "," or-expr } ")": one of kFunctions.
+  NodePtr parse_call() {
+    const std::string name = next().text;
+    const Function* f = nullptr;
+    std::string known;
+    for (const Function& candidate : kFunctions) {
+      known += (known.empty() ? "" : ", ") + std::string(candidate.name);
+      if (name == candidate.name) f = &candidate;
+    }
+    if (!f) fail("unknown function '" + name + "' (functions: " + known + ")");
+    next();  // "("
+    std::vector<NodePtr> args;
+    if (!accept_symbol(")")) {
+      do args.push_back(parse_or());
+      while (accept_symbol(","));
+      if (!accept_symbol(")")) fail("expected ',' or ')' in the arguments of " + name + "()");
+    }
+    if (args.size() < f->min_args || (f->max_args && args.size() > f->max_args))
+      fail(name + "() takes " +
+           (f->max_args == f->min_args ? std::to_string(f->min_args) : "at least " + std::to_string(f->min_args)) +
+           (f->min_args == 1 ? " argument" : " arguments") + ", not " + std::to_string(args.size()));
+    NodePtr call = make_node(Op::call, std::move(args));
+    auto node = std::const_pointer_cast<Expr::Node>(call);
+    node->variable = static_cast<std::size_t>(f - kFunctions);
+    return call;
   }
 
   const std::string& text_;
@@ -277,6 +316,30 @@ double floored_mod(double a, double b) {
   return r;
 }
 
+ExprValue eval(const Expr::Node& n, const std::function<ExprValue(std::size_t)>& lookup);
+
+// A function of kFunctions on its (numeric) arguments; NaN in, NaN out.
+ExprValue call(const Expr::Node& n, const std::function<ExprValue(std::size_t)>& lookup) {
+  std::vector<double> x;
+  for (const auto& child : n.children) x.push_back(eval(*child, lookup).number);
+  const std::string name = kFunctions[n.variable].name;
+  if (name == "min" || name == "max") {
+    double r = x.front();
+    for (double v : x) {
+      if (std::isnan(v)) return number(v);
+      r = name == "min" ? std::min(r, v) : std::max(r, v);
+    }
+    return number(r);
+  }
+  if (name == "ceil") return number(std::ceil(x[0]));
+  if (name == "floor") return number(std::floor(x[0]));
+  if (name == "round") return number(std::round(x[0]));
+  if (name == "int") return number(std::trunc(x[0]));
+  if (name == "abs") return number(std::fabs(x[0]));
+  if (name == "sqrt") return number(x[0] < 0 ? std::nan("") : std::sqrt(x[0]));
+  return number(x[0] <= 0 ? std::nan("") : std::log2(x[0]));  // log2
+}
+
 ExprValue eval(const Expr::Node& n, const std::function<ExprValue(std::size_t)>& lookup) {
   auto arg = [&](std::size_t i) { return eval(*n.children[i], lookup); };
   switch (n.op) {
@@ -306,6 +369,7 @@ ExprValue eval(const Expr::Node& n, const std::function<ExprValue(std::size_t)>&
       for (std::size_t i = 0; i < n.children.size(); ++i)
         if (!truthy(arg(i))) return number(0.0);
       return number(1.0);
+    case Op::call: return call(n, lookup);
   }
   return number(std::nan(""));
 }

@@ -14,6 +14,14 @@
 //   power      := atom [ "**" unary ]                            (right associative)
 //   atom       := number | identifier | "True" | "False" | "true" | "false"
 //               | "'" string "'" | '"' string '"' | "(" or-expr ")"
+//               | function "(" or-expr { "," or-expr } ")"
+//   function   := "ceil" | "floor" | "round" | "int" | "abs" | "sqrt" | "log2" | "min" | "max"
+//
+// The functions (for launch shapes such as "ceil(N / (BLOCK * ITEMS))" and tolerances such as
+// "4 * sqrt(K) * 2**-24"): ceil, floor, round (halves away from zero), int (towards zero, as
+// Python's int()), abs, sqrt, log2 of one argument; min and max of one or more. sqrt of a
+// negative number and log2 of one <= 0 are NaN. A function's name is not a parameter name: a
+// parameter called `min` is read as the parameter unless followed by "(".
 //
 // Semantics: numbers are doubles (exact for the integers of any real search space). "/" is
 // true division, "//" floor division, "%" the floored modulo of Python (result has the sign of

@@ -78,7 +78,9 @@ std::size_t optional_count(const nlohmann::json& j, const char* key, std::size_t
 const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys = {"name", "namespace", "backend", "template", "benchmark", "parameters",
                                              "constraints", "defaults", "budget", "strategy", "strategy_options",
-                                             "seed", "compiler", "run", "work_dir", "jobs", "in_flight", "launch", "sizes", "$comment"};
+                                             "seed", "compiler", "run", "work_dir", "jobs", "in_flight", "launch", "sizes", "$comment",
+                                             "kernel_source", "kernel", "arguments", "reference", "tolerance",
+                                             "macro_prefix"};
   return keys;
 }
 
@@ -91,48 +93,6 @@ double timeout_factor(const nlohmann::json& run, const std::filesystem::path& fi
          "must be a number >= 1 (the run time limit is this many times the defaults' run time) or 0 (the "
          "cap run.timeout_s alone), not " + f.dump());
   return f.get<double>();
-}
-
-// One expression of "launch": a string (or a number) over the parameters, whole for the defaults.
-std::optional<Expr> launch_expression(const nlohmann::json& launch, const char* key, double minimum, const Spec& s,
-                                      const std::filesystem::path& file) {
-  if (!launch.contains(key)) return std::nullopt;
-  const std::string where = std::string("launch.") + key;
-  const auto& v = launch[key];
-  if (!v.is_string() && !v.is_number())
-    fail(file, where, "must be an expression over the parameters (a string such as \"BLOCK_X * BLOCK_Y\"), not " +
-                          v.dump());
-  const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
-  std::optional<Expr> e;
-  try {
-    e = Expr::parse(text, s.space.names());
-  } catch (const ExprError& error) {
-    fail(file, where, std::string(error.what()) + "; write an arithmetic expression over the parameters");
-  }
-  const ExprValue at_defaults = e->evaluate([&](std::size_t i) { return s.space.value(s.defaults, i).as_expr(); });
-  if (at_defaults.is_string || !std::isfinite(at_defaults.number) || at_defaults.number < minimum ||
-      at_defaults.number != std::floor(at_defaults.number))
-    fail(file, where, "\"" + text + "\" gives " + (at_defaults.is_string ? "'" + at_defaults.text + "'" : Value::from_number(at_defaults.number).text) +
-                          " for the defaults " + s.space.label(s.defaults) + "; it must give a whole number >= " +
-                          Value::from_number(minimum).text + " (" + (minimum >= 1 ? "threads" : "bytes") + ")");
-  return e;
-}
-
-LaunchSpec parse_launch(const nlohmann::json& j, const Spec& s, const std::filesystem::path& file) {
-  LaunchSpec launch;
-  if (!j.contains("launch")) return launch;
-  const nlohmann::json l =
-      section(j, "launch", {"threads_per_block", "dynamic_shared_bytes", "dynamic_shared_opt_in"}, file);
-  if (s.backend != "cuda")
-    fail(file, "launch", "only the cuda backend launches kernels; remove \"launch\" for backend " + s.backend);
-  launch.threads_per_block = launch_expression(l, "threads_per_block", 1, s, file);
-  launch.dynamic_shared_bytes = launch_expression(l, "dynamic_shared_bytes", 0, s, file);
-  if (l.contains("dynamic_shared_opt_in")) {
-    if (!l["dynamic_shared_opt_in"].is_boolean())
-      fail(file, "launch.dynamic_shared_opt_in", "must be true or false, not " + l["dynamic_shared_opt_in"].dump());
-    launch.dynamic_shared_opt_in = l["dynamic_shared_opt_in"].get<bool>();
-  }
-  return launch;
 }
 
 }  // namespace
@@ -192,8 +152,25 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     fail(file, "namespace", "'" + s.name_space + "' is not a C++ namespace name (e.g. adaexplore::" + s.name + ")");
   s.backend = need_string("backend");
   if (s.backend != "cuda" && s.backend != "host") fail(file, "backend", "'" + s.backend + "' is not one of cuda, host");
-  s.template_path = resolve(file, need_string("template"));
-  s.benchmark_path = resolve(file, need_string("benchmark"));
+  if (!j.contains("template") && !j.contains("kernel_source"))
+    fail(file, "template",
+         "required: a source with ${NAME} placeholders, or instead \"kernel_source\", a source whose parameters "
+         "are preprocessor macros");
+  if (j.contains("template") && j.contains("kernel_source"))
+    fail(file, "kernel_source",
+         "give either \"template\" (a source with ${NAME} placeholders) or \"kernel_source\" (a source whose "
+         "parameters are preprocessor macros), not both");
+  s.macro_kernel = j.contains("kernel_source");
+  s.template_path = resolve(file, need_string(s.macro_kernel ? "kernel_source" : "template"));
+  if (!j.contains("benchmark") && !j.contains("arguments"))
+    fail(file, "benchmark",
+         "required: a benchmark program, or instead \"arguments\", the kernel's arguments (the tuner writes the "
+         "benchmark)");
+  if (j.contains("benchmark") && j.contains("arguments"))
+    fail(file, "arguments",
+         "give either \"benchmark\" (a benchmark program) or \"arguments\" (the kernel's arguments: the tuner "
+         "writes the benchmark), not both");
+  if (j.contains("benchmark")) s.benchmark_path = resolve(file, need_string("benchmark"));
   if (!j.contains("parameters")) fail(file, "parameters", "required");
   std::vector<Parameter> params = parse_parameters(j["parameters"], file);
   const auto constraints = string_list(j, "constraints", file, "constraints");
@@ -284,10 +261,10 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
   s.work_dir = resolve(file, optional_string(j, "work_dir", s.name + ".work", file, "work_dir"));
   s.jobs = optional_count(j, "jobs", 0, file, "0: one per core");
   s.in_flight = optional_count(j, "in_flight", 0, file, "configurations in flight at most; 0: automatic");
-  s.launch = parse_launch(j, s, file);
   if (j.contains("sizes"))
     s.sizes = parse_sizes(j["sizes"], s.space.names(),
                           [&file](const std::string& where, const std::string& what) { fail(file, where, what); });
+  parse_kernel_parts(j, s);
   return s;
 }
 

@@ -5,8 +5,11 @@
 //   "name": "gemm",                          // identifier; header <name>.hpp, namespace default adaexplore::<name>
 //   "namespace": "adaexplore::gemm",         // optional
 //   "backend": "cuda" | "host",
-//   "template": "gemm.cuh.in",               // kernel source with ${NAME} placeholders
-//   "benchmark": "gemm_bench.cu",            // harness program (templates/adaexplore/harness*.h*)
+//   "template": "gemm.cuh.in",               // kernel source with ${NAME} placeholders; or
+//                                            // "kernel_source" (macros, kernel_spec.hpp)
+//   "benchmark": "gemm_bench.cu",            // harness program (templates/adaexplore/harness*.h*); or
+//                                            // "arguments" (the tuner writes it, kernel_spec.hpp)
+//   "kernel", "reference", "tolerance", "macro_prefix": kernel_spec.hpp
 //   "parameters": [ {"name": "TILE", "values": [16, 32, 64]},
 //                   {"name": "UNROLL", "range": {"from": 1, "to": 8, "step": 1}} ],   // inclusive
 //   "constraints": ["TILE * TILE <= 1024"],  // product or Kernel Tuner (Python) syntax, see expr.hpp
@@ -17,7 +20,8 @@
 //                "timeout_s": 120, "launcher": ["ccache"], "unit": "auto"},
 //   "run": {"timeout_s": 30, "timeout_factor": 10, "timeout_floor_s": 5, "args": [], "runner": true},
 //   "launch": {"threads_per_block": "(BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N)",   // optional, cuda
-//              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true},
+//              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true,
+//              "block": ["BX", "BY"], "grid": ["ceil(N / BX)"]},   // kernel_spec.hpp
 //   "work_dir": "build/adaexplore/gemm",      // evaluations' files; default <spec folder>/<name>.work
 //   "jobs": 0,                                // parallel compiles; 0 = number of cores
 //   "in_flight": 0,                           // configurations in flight at most (queued, compiling,
@@ -67,7 +71,8 @@
 // mode when the runner cannot be found). Either way the benchmark's source is the same.
 //
 // "launch" (cuda only) tells the static resource check (resource_check.hpp) how the benchmark
-// launches the kernel, as expressions over the parameters (expr.hpp syntax, numeric):
+// launches the kernel, as expressions over the parameters and the size names (expr.hpp syntax,
+// numeric; a size name is unknown, and its figure unchecked, where no size is being tuned):
 // threads_per_block (blockDim.x * y * z; checked against the device's 1024 threads per block and,
 // with the ptxas register count, its registers per block) and dynamic_shared_bytes (bytes of
 // dynamic shared memory per block, default 0); dynamic_shared_opt_in (default true) says whether
@@ -86,6 +91,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/kernel_spec.hpp"
 #include "model/sizes.hpp"
 #include "model/space.hpp"
 
@@ -108,11 +114,13 @@ struct CompilerSpec {
   std::string unit = "auto";          // compiler.unit: "auto", "kernel" or "program" (see above)
 };
 
-/// The spec's "launch" section: expressions over the space's parameters (see above).
+/// The spec's "launch" section: expressions over the space's parameters and the size names (see
+/// above and kernel_spec.hpp).
 struct LaunchSpec {
-  std::optional<Expr> threads_per_block;     // threads per block
+  std::optional<Expr> threads_per_block;     // threads per block (with "block" and without it: their product)
   std::optional<Expr> dynamic_shared_bytes;  // bytes per block
   bool dynamic_shared_opt_in = true;
+  std::vector<Expr> block, grid;             // blockDim and gridDim x[, y[, z]]; empty: not declared
 };
 
 struct Spec {
@@ -120,8 +128,18 @@ struct Spec {
   std::string name;
   std::string name_space;
   std::string backend;
+  /// The template, or with "kernel_source" the macro-configured kernel source (macro_kernel true:
+  /// render.hpp template_text() makes the template: a #define per parameter, then the source).
   std::filesystem::path template_path;
+  bool macro_kernel = false;
+  /// The benchmark; with "arguments", where the tuner writes the one it generates
+  /// (<work_dir>/generated/<name>_bench.cu, generated_benchmark.hpp).
   std::filesystem::path benchmark_path;
+  std::string kernel;                   // "kernel": the kernel's name; empty: not given
+  std::vector<ArgumentSpec> arguments;  // "arguments": non-empty when the benchmark is generated
+  ReferenceSpec reference;              // "reference"
+  ToleranceSpec tolerance;              // "tolerance"
+  std::string macro_prefix;             // "macro_prefix"; default ADAEXPLORE_<NAME>_ (NAME upper-cased)
   Space space;
   Config defaults;
   bool defaults_given = false;
@@ -146,6 +164,14 @@ struct Spec {
   std::optional<ProblemSize> size;
   nlohmann::json raw;  // the spec as read, for hashing and the results file header
 };
+
+/// The parts of kernel_spec.hpp ("kernel_source", "kernel", "launch", "arguments", "reference",
+/// "tolerance", "macro_prefix") of `j` into `s`, whose space, defaults, sizes and backend are set.
+/// Throws SpecError.
+void parse_kernel_parts(const nlohmann::json& j, Spec& s);
+
+/// Whether the tuner writes the benchmark (the spec's "arguments").
+inline bool generated_benchmark(const Spec& s) { return !s.arguments.empty(); }
 
 /// The start of every compile command: compiler.launcher's entries, then compiler.path.
 std::vector<std::string> compiler_prefix(const CompilerSpec& compiler);

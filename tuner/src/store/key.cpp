@@ -1,5 +1,6 @@
 #include "store/key.hpp"
 
+#include "model/generated_benchmark.hpp"
 #include "util/files.hpp"
 #include "util/hash.hpp"
 
@@ -8,7 +9,8 @@ namespace adaexplore {
 nlohmann::json content_key_parts(const Spec& spec) {
   nlohmann::json raw = spec.raw;
   for (const char* k : {"budget", "strategy", "strategy_options", "seed", "jobs", "in_flight", "work_dir",
-                        "$comment", "namespace", "template", "benchmark", "sizes"})
+                        "$comment", "namespace", "template", "benchmark", "sizes", "kernel_source",
+                        "macro_prefix"})
     raw.erase(k);
   if (raw.contains("compiler") && raw["compiler"].is_object()) {
     // include_dirs: paths (absolute when CMake writes them, so another checkout would get another
@@ -20,7 +22,8 @@ nlohmann::json content_key_parts(const Spec& spec) {
     for (const char* k : {"timeout_s", "timeout_factor", "timeout_floor_s", "runner"}) raw["run"].erase(k);
   return {{"spec", content_hash(raw.dump())},
           {"template", content_hash(read_file(spec.template_path))},
-          {"benchmark", content_hash(read_file(spec.benchmark_path))},
+          {"benchmark", content_hash(generated_benchmark(spec) ? generated_benchmark_source(spec)
+                                                                 : read_file(spec.benchmark_path))},
           {"backend", spec.backend}};
 }
 
