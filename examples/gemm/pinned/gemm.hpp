@@ -3,39 +3,40 @@
 // Sizes:       M=4096 N=4096 K=4096; M=2048 N=2048 K=2048; M=1024 N=1024 K=1024
 //
 // Size M=4096 N=4096 K=4096:
-// Device:      NVIDIA H200, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
-// Tuned:       2026-12-02T15:03:58Z, strategy adaexplore, seed 1, budget 50 evaluations
-// Winner:      BLOCK_M=64,BLOCK_N=128,BLOCK_K=16,THREAD_M=8,THREAD_N=8,VECTOR_LOADS=1,PAD=0,STAGES=1  3.81558 ms (median of 10)
-// Resources:   tiled_sgemm::sgemm_kernel: 128 registers, 12288 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
-// Defaults:    BLOCK_M=64,BLOCK_N=64,BLOCK_K=8,THREAD_M=4,THREAD_N=4,VECTOR_LOADS=0,PAD=0,STAGES=1  6.84462 ms (median of 10)
-// Speedup:     1.794x over the defaults
-// Evaluations: 50 (ok 37, slow 11, resource_limit 2)
+// Device:      NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
+// Tuned:       2026-12-05T16:34:26Z, strategy adaexplore, seed 1, budget 50 evaluations
+// Winner:      BLOCK_M=64,BLOCK_N=128,BLOCK_K=8,THREAD_M=8,THREAD_N=8,VECTOR_LOADS=1,PAD=1,STAGES=2  3.97515 ms (median of 10)
+// Resources:   tiled_sgemm::sgemm_kernel: 112 registers, 12352 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
+// Defaults:    BLOCK_M=64,BLOCK_N=64,BLOCK_K=8,THREAD_M=4,THREAD_N=4,VECTOR_LOADS=0,PAD=0,STAGES=1  6.77349 ms (median of 10)
+// Speedup:     1.704x over the defaults
+// Evaluations: 50 (ok 41, slow 9)
 // Verified at: M=4096 N=4096 K=4096; M=2048 N=2048 K=2048; M=1024 N=1024 K=1024
 //
 // Size M=2048 N=2048 K=2048:
-// Device:      NVIDIA H200, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
-// Tuned:       2026-12-02T15:03:58Z, strategy adaexplore, seed 1, budget 50 evaluations
-// Winner:      BLOCK_M=64,BLOCK_N=128,BLOCK_K=16,THREAD_M=8,THREAD_N=8,VECTOR_LOADS=1,PAD=0,STAGES=1  0.515328 ms (median of 10)
-// Resources:   tiled_sgemm::sgemm_kernel: 128 registers, 12288 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
-// Defaults:    BLOCK_M=64,BLOCK_N=64,BLOCK_K=8,THREAD_M=4,THREAD_N=4,VECTOR_LOADS=0,PAD=0,STAGES=1  0.895248 ms (median of 10)
-// Speedup:     1.737x over the defaults
-// Evaluations: 51 (ok 34, slow 16, resource_limit 1)
+// Device:      NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
+// Tuned:       2026-12-05T16:34:26Z, strategy adaexplore, seed 1, budget 50 evaluations
+// Winner:      BLOCK_M=64,BLOCK_N=128,BLOCK_K=8,THREAD_M=8,THREAD_N=8,VECTOR_LOADS=1,PAD=1,STAGES=2  0.541568 ms (median of 10)
+// Resources:   tiled_sgemm::sgemm_kernel: 112 registers, 12352 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
+// Defaults:    BLOCK_M=64,BLOCK_N=64,BLOCK_K=8,THREAD_M=4,THREAD_N=4,VECTOR_LOADS=0,PAD=0,STAGES=1  0.88936 ms (median of 10)
+// Speedup:     1.642x over the defaults
+// Evaluations: 51 (ok 36, slow 14, resource_limit 1)
 // Verified at: M=4096 N=4096 K=4096; M=2048 N=2048 K=2048; M=1024 N=1024 K=1024
 //
 // Size M=1024 N=1024 K=1024:
-// Device:      NVIDIA H200, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
-// Tuned:       2026-12-02T15:03:58Z, strategy adaexplore, seed 1, budget 150 evaluations
-// Winner:      BLOCK_M=32,BLOCK_N=128,BLOCK_K=32,THREAD_M=4,THREAD_N=8,VECTOR_LOADS=1,PAD=0,STAGES=2  0.08768 ms (median of 10)
-// Resources:   tiled_sgemm::sgemm_kernel: 128 registers, 40960 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
-// Defaults:    BLOCK_M=64,BLOCK_N=64,BLOCK_K=8,THREAD_M=4,THREAD_N=4,VECTOR_LOADS=0,PAD=0,STAGES=1  0.133488 ms (median of 10)
-// Speedup:     1.522x over the defaults
-// Evaluations: 152 (ok 67, slow 79, resource_limit 6)
+// Device:      NVIDIA H100 80GB HBM3, compute capability 9.0, 132 SMs, driver 13.0, CUDA runtime 13.0
+// Tuned:       2026-12-05T16:34:26Z, strategy adaexplore, seed 1, budget 150 evaluations
+// Winner:      BLOCK_M=32,BLOCK_N=128,BLOCK_K=32,THREAD_M=4,THREAD_N=8,VECTOR_LOADS=1,PAD=1,STAGES=2  0.082496 ms (median of 10)
+// Resources:   tiled_sgemm::sgemm_kernel: 128 registers, 41216 B shared, 0 B stack, spills 0 B stored, 0 B loaded (sm_90)
+// Defaults:    BLOCK_M=64,BLOCK_N=64,BLOCK_K=8,THREAD_M=4,THREAD_N=4,VECTOR_LOADS=0,PAD=0,STAGES=1  0.13232 ms (median of 10)
+// Speedup:     1.604x over the defaults
+// Evaluations: 151 (ok 51, slow 88, resource_limit 12)
 // Verified at: M=4096 N=4096 K=4096; M=2048 N=2048 K=2048; M=1024 N=1024 K=1024
 //
 // Selection:   select(M, N, K) returns the entry of the tuned size nearest in log space: the
 //              smallest product over M, N, K of max(x / tuned, tuned / x), ties to the larger
 //              size; a value below 1 counts as 1, so outside the tuned range the nearest end's entry.
 //              The constants (kTuned, one per parameter) are the entry of the first size, M=4096 N=4096 K=4096.
+// adaexplore: {"config":{"BLOCK_K":8,"BLOCK_M":64,"BLOCK_N":128,"PAD":1,"STAGES":2,"THREAD_M":8,"THREAD_N":8,"VECTOR_LOADS":1},"kernel":"gemm","macro_prefix":"ADAEXPLORE_GEMM_","sizes":[{"config":{"BLOCK_K":8,"BLOCK_M":64,"BLOCK_N":128,"PAD":1,"STAGES":2,"THREAD_M":8,"THREAD_N":8,"VECTOR_LOADS":1},"size":{"K":4096,"M":4096,"N":4096}},{"config":{"BLOCK_K":8,"BLOCK_M":64,"BLOCK_N":128,"PAD":1,"STAGES":2,"THREAD_M":8,"THREAD_N":8,"VECTOR_LOADS":1},"size":{"K":2048,"M":2048,"N":2048}},{"config":{"BLOCK_K":32,"BLOCK_M":32,"BLOCK_N":128,"PAD":1,"STAGES":2,"THREAD_M":4,"THREAD_N":8,"VECTOR_LOADS":1},"size":{"K":1024,"M":1024,"N":1024}}],"tuned":true}
 #pragma once
 
 #include <cstddef>
@@ -44,12 +45,12 @@ namespace adaexplore::gemm {
 inline constexpr bool kTuned = true;
 inline constexpr int BLOCK_M = 64;
 inline constexpr int BLOCK_N = 128;
-inline constexpr int BLOCK_K = 16;
+inline constexpr int BLOCK_K = 8;
 inline constexpr int THREAD_M = 8;
 inline constexpr int THREAD_N = 8;
 inline constexpr int VECTOR_LOADS = 1;
-inline constexpr int PAD = 0;
-inline constexpr int STAGES = 1;
+inline constexpr int PAD = 1;
+inline constexpr int STAGES = 2;
 
 /// A tuned problem size.
 struct Size {
@@ -77,9 +78,9 @@ struct SizeEntry {
 
 /// One entry per tuned size, in the declared order.
 inline constexpr SizeEntry kSizes[] = {
-    {{4096, 4096, 4096}, {64, 128, 16, 8, 8, 1, 0, 1}},  // M=4096 N=4096 K=4096: 3.81558 ms, 1.794x over the defaults
-    {{2048, 2048, 2048}, {64, 128, 16, 8, 8, 1, 0, 1}},  // M=2048 N=2048 K=2048: 0.515328 ms, 1.737x over the defaults
-    {{1024, 1024, 1024}, {32, 128, 32, 4, 8, 1, 0, 2}},  // M=1024 N=1024 K=1024: 0.08768 ms, 1.522x over the defaults
+    {{4096, 4096, 4096}, {64, 128, 8, 8, 8, 1, 1, 2}},  // M=4096 N=4096 K=4096: 3.97515 ms, 1.704x over the defaults
+    {{2048, 2048, 2048}, {64, 128, 8, 8, 8, 1, 1, 2}},  // M=2048 N=2048 K=2048: 0.541568 ms, 1.642x over the defaults
+    {{1024, 1024, 1024}, {32, 128, 32, 4, 8, 1, 1, 2}},  // M=1024 N=1024 K=1024: 0.082496 ms, 1.604x over the defaults
 };
 inline constexpr std::size_t kSizeCount = 3;
 
@@ -111,3 +112,13 @@ constexpr std::size_t select_index(long long M, long long N, long long K) {
 /// The winning values for a problem of size (M, N, K).
 constexpr const SizeParams& select(long long M, long long N, long long K) { return kSizes[select_index(M, N, K)].params; }
 }  // namespace adaexplore::gemm
+
+// The values for the preprocessor (the entry of the first size, M=4096 N=4096 K=4096):
+#define ADAEXPLORE_GEMM_BLOCK_M 64
+#define ADAEXPLORE_GEMM_BLOCK_N 128
+#define ADAEXPLORE_GEMM_BLOCK_K 8
+#define ADAEXPLORE_GEMM_THREAD_M 8
+#define ADAEXPLORE_GEMM_THREAD_N 8
+#define ADAEXPLORE_GEMM_VECTOR_LOADS 1
+#define ADAEXPLORE_GEMM_PAD 1
+#define ADAEXPLORE_GEMM_STAGES 2

@@ -8,12 +8,10 @@
 // and cut into tiles of BLOCK_SIZE * ITEMS_PER_THREAD vectors. A block adds one tile at a time:
 // thread t handles vectors t, t + BLOCK_SIZE, t + 2 * BLOCK_SIZE, ... of the tile (striped, so
 // every load instruction of a warp is one contiguous, coalesced segment); it issues all loads of
-// the tile before the first add, so ITEMS_PER_THREAD * 2 loads are in flight per thread.
-//   GRID_STRIDE 0: one block per tile (grid = number of tiles).
-//   GRID_STRIDE 1: as many blocks as fit on the device at once (SMs x resident blocks per SM,
-//                  from the occupancy calculator); each block walks the tiles with a grid stride.
-// The elements after the last full tile (fewer than one tile, including n % VECTOR_WIDTH) are
-// added with scalar loads by one block.
+// the tile before the first add, so ITEMS_PER_THREAD * 2 loads are in flight per thread. One block
+// per tile: grid = ceil(n / (BLOCK_SIZE * ITEMS_PER_THREAD * VECTOR_WIDTH)), the launch shape the
+// tuning call declares (BLOCK_DIM, GRID_DIM). The elements after the last full tile (fewer than one
+// tile, including n % VECTOR_WIDTH) are added with scalar loads by the last block.
 //
 // Requirements: a, b and c aligned to VECTOR_WIDTH * 4 bytes for launch() (cudaMalloc gives 256);
 // dispatch() checks the pointers and falls back to scalar loads when they are not.
@@ -25,7 +23,6 @@
 
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -47,24 +44,22 @@ struct VectorOf<4> {
 };
 
 /// One configuration of the tuning parameters.
-template <int BLOCK_SIZE, int ITEMS_PER_THREAD, int VECTOR_WIDTH, int GRID_STRIDE>
+template <int BLOCK_SIZE, int ITEMS_PER_THREAD, int VECTOR_WIDTH>
 struct Policy {
   static_assert(BLOCK_SIZE > 0, "BLOCK_SIZE must be positive");
   static_assert(ITEMS_PER_THREAD > 0, "ITEMS_PER_THREAD must be positive");
   static_assert(VECTOR_WIDTH == 1 || VECTOR_WIDTH == 2 || VECTOR_WIDTH == 4,
                 "VECTOR_WIDTH must be 1, 2 or 4 (float, float2, float4 loads)");
-  static_assert(GRID_STRIDE == 0 || GRID_STRIDE == 1, "GRID_STRIDE must be 0 or 1");
 
   static constexpr int kBlockSize = BLOCK_SIZE;
   static constexpr int kItems = ITEMS_PER_THREAD;
   static constexpr int kVectorWidth = VECTOR_WIDTH;
-  static constexpr bool kGridStride = GRID_STRIDE != 0;
   using Vector = typename VectorOf<VECTOR_WIDTH>::type;
   /// Vectors per tile, and floats per tile.
   static constexpr std::size_t kTileVectors = std::size_t(BLOCK_SIZE) * ITEMS_PER_THREAD;
   static constexpr std::size_t kTileElements = kTileVectors * VECTOR_WIDTH;
   /// The same configuration with scalar loads (dispatch's fallback for unaligned pointers).
-  using Scalar = Policy<BLOCK_SIZE, ITEMS_PER_THREAD, 1, GRID_STRIDE>;
+  using Scalar = Policy<BLOCK_SIZE, ITEMS_PER_THREAD, 1>;
 };
 
 namespace detail {
@@ -102,36 +97,12 @@ __global__ void __launch_bounds__(P::kBlockSize)
   const V* bv = reinterpret_cast<const V*>(b);
   V* cv = reinterpret_cast<V*>(c);
   const std::size_t full_tiles = n / P::kTileElements;
-  if constexpr (P::kGridStride) {
-    for (std::size_t tile = blockIdx.x; tile < full_tiles; tile += gridDim.x)
-      detail::add_tile<P>(av, bv, cv, tile);
-  } else if (blockIdx.x < full_tiles) {
-    detail::add_tile<P>(av, bv, cv, blockIdx.x);
-  }
-  // The rest (fewer than kTileElements floats), element by element, by one block.
-  if (blockIdx.x == full_tiles % gridDim.x) {
+  if (blockIdx.x < full_tiles) detail::add_tile<P>(av, bv, cv, blockIdx.x);
+  // The rest (fewer than kTileElements floats), element by element, by the last block.
+  if (blockIdx.x == full_tiles) {
     for (std::size_t i = full_tiles * P::kTileElements + threadIdx.x; i < n; i += P::kBlockSize)
       c[i] = a[i] + b[i];
   }
-}
-
-/// Blocks for a grid-stride launch: SMs x resident blocks per SM, per device, computed once.
-template <class P>
-unsigned resident_blocks() {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<unsigned> cache[kMaxDevices];  // static storage: zero-initialised
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return 1;
-  unsigned blocks = cache[device].load(std::memory_order_relaxed);
-  if (blocks) return blocks;
-  int sms = 0, per_sm = 0;
-  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  // Fails (and leaves the error for the caller's cudaGetLastError) when the block cannot run at
-  // all, e.g. more than 1024 threads; the launch that follows then fails for the same reason.
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vector_add_kernel<P>, P::kBlockSize, 0);
-  blocks = static_cast<unsigned>(sms > 0 && per_sm > 0 ? sms * per_sm : 1);
-  if (sms > 0 && per_sm > 0) cache[device].store(blocks, std::memory_order_relaxed);
-  return blocks;
 }
 
 /// Enqueues c = a + b with exactly the configuration P. Pointers must be aligned to
@@ -141,12 +112,7 @@ void launch(const float* a, const float* b, float* c, std::size_t n, cudaStream_
   if (n == 0) return;
   const std::size_t tiles =
       (n + P::kTileElements - 1) / P::kTileElements;  // the last may be partial
-  std::size_t grid = tiles;
-  if constexpr (P::kGridStride) {
-    const std::size_t resident = resident_blocks<P>();
-    grid = tiles < resident ? tiles : resident;
-  }
-  vector_add_kernel<P><<<static_cast<unsigned>(grid), P::kBlockSize, 0, stream>>>(a, b, c, n);
+  vector_add_kernel<P><<<static_cast<unsigned>(tiles), P::kBlockSize, 0, stream>>>(a, b, c, n);
 }
 
 /// As launch(), for any pointers: unaligned ones use the scalar-load variant of P.

@@ -14,7 +14,7 @@ namespace tuned = adaexplore::vector_add;
 
 template <std::size_t I>
 using PolicyAt = vecadd::Policy<tuned::kSizes[I].params.BLOCK_SIZE, tuned::kSizes[I].params.ITEMS_PER_THREAD,
-                                tuned::kSizes[I].params.VECTOR_WIDTH, tuned::kSizes[I].params.GRID_STRIDE>;
+                                tuned::kSizes[I].params.VECTOR_WIDTH>;
 
 template <std::size_t... I>
 void dispatch_entry(std::size_t entry, const float* a, const float* b, float* c, std::size_t n, cudaStream_t stream,

@@ -23,10 +23,9 @@ bool ok(cudaError_t e, const char* what) {
 int main(int argc, char** argv) {
   namespace tuned = adaexplore::vector_add;
   std::printf(
-      "vector_add_lib: kTuned = %s: BLOCK_SIZE=%d ITEMS_PER_THREAD=%d VECTOR_WIDTH=%d "
-      "GRID_STRIDE=%d\n",
+      "vector_add_lib: kTuned = %s: BLOCK_SIZE=%d ITEMS_PER_THREAD=%d VECTOR_WIDTH=%d\n",
       tuned::kTuned ? "true (tuned or pinned)" : "false (the defaults)", tuned::BLOCK_SIZE,
-      tuned::ITEMS_PER_THREAD, tuned::VECTOR_WIDTH, tuned::GRID_STRIDE);
+      tuned::ITEMS_PER_THREAD, tuned::VECTOR_WIDTH);
 
   // Odd size on purpose: exercises the partial tile after the full ones.
   const std::size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : (std::size_t(1) << 24) + 3;
