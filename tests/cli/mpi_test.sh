@@ -8,7 +8,10 @@
 #   hung       a worker rank stopped (SIGSTOP): dropped after --mpi-timeout, the same, and mpirun returns;
 #   rank0      rank 0 killed (SIGKILL): the workers stop, and the same command run again resumes from
 #              the results file: each configuration recorded once, the same header;
-#   refused    a rank with another toolchain (another tuning key): the tuning stops naming it.
+#   refused    a rank with another toolchain (another tuning key): the tuning stops naming it;
+#   nompi      mpirun -np 2 without --mpi: each rank warned that it tunes on its own, each in a work
+#              folder of its own; no configuration fails for the other rank, and the winner is the
+#              local tuning's.
 # Skipped (ADAEXPLORE_TEST_SKIPPED, with the reason) without OpenMPI's mpirun or a tuner built with MPI.
 # Usage: mpi_test.sh TUNER DATA WORK MPI_FOUND
 set -uo pipefail
@@ -180,7 +183,21 @@ grep -q "MPI rank 2 (.*differs in compiler" "$WORK/refused/log.txt" && pass "ref
   || fail "refused: no message naming rank 2"
 [ "$(outcomes "$WORK/refused")" = 0 ] && pass "refused: nothing evaluated" || fail "refused: evaluated"
 
-for d in spread killed hung rank0 refused; do
+# nompi: two ranks that each tune the whole space (--mpi forgotten) into one results file
+kernel "$WORK/nompi" 20
+(cd "$WORK/nompi" && timeout 300 mpirun --oversubscribe -np 2 "$TUNER" "${TUNE[@]}" > log.txt 2>&1)
+STATUS=$?
+[ "$STATUS" = 0 ] && pass "nompi: mpirun exit 0" || fail "nompi: status $STATUS"
+[ "$(grep -c "warning: this tuner is rank [01] of 2 (OMPI_COMM_WORLD_SIZE=2) .* without --mpi" "$WORK/nompi/log.txt")" = 2 ] \
+  && pass "nompi: both ranks warned that --mpi is missing" || fail "nompi: no warning of the missing --mpi on each rank"
+grep -q "units.work is in use by another tuning (process [0-9]*); this tuning compiles and runs in .*units.work/concurrent-1" \
+  "$WORK/nompi/log.txt" && pass "nompi: the ranks compiled in folders of their own" || fail "nompi: no folder of its own"
+grep -o '"status":"[a-z_]*"' "$(results "$WORK/nompi")" | grep -qv '"status":"\(ok\|slow\)"' \
+  && fail "nompi: a configuration failed: $(grep -o '"status":"[a-z_]*"' "$(results "$WORK/nompi")" | sort | uniq -c)" \
+  || pass "nompi: no configuration failed"
+[ "$(winner "$WORK/nompi")" = "$reference" ] && pass "nompi: same header values as the local tuning" || fail "nompi: header: $(winner "$WORK/nompi")"
+
+for d in spread killed hung rank0 refused nompi; do
   echo "---- $d/log.txt (last 15 lines)"; tail -15 "$WORK/$d/log.txt"
 done
 [ $failures = 0 ] && echo "all passed" || { echo "$failures failed"; exit 1; }

@@ -948,7 +948,32 @@ int run_tune_mpi(TuneArgs a) {
   return code;
 }
 
-int run_tune(const TuneArgs& a) { return a.mpi ? run_tune_mpi(a) : run_tune_here(a); }
+// A process an MPI launcher (mpirun, mpiexec, srun) started as one of several ranks: "rank R of N
+// (VARIABLE=N)", or "" when it is not one of several. The launchers' own variables: OpenMPI's
+// OMPI_COMM_WORLD_*, MPICH's and Intel MPI's PMI_*, Slurm's SLURM_PROCID with the step's task count
+// (not SLURM_NTASKS: a batch script's own step has it too).
+std::string launched_rank() {
+  static const char* const kVariables[][2] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"}};
+  for (const auto& v : kVariables) {
+    const char* rank = std::getenv(v[0]);
+    const char* size = std::getenv(v[1]);
+    if (!rank || !size || std::atol(size) < 2) continue;
+    return "rank " + std::string(rank) + " of " + size + " (" + v[1] + "=" + size + ")";
+  }
+  return "";
+}
+
+int run_tune(const TuneArgs& a) {
+  if (a.mpi) return run_tune_mpi(a);
+  if (const std::string rank = launched_rank(); !rank.empty())
+    std::cerr << "[adaexplore] warning: this tuner is " << rank << " of a job an MPI launcher started, without "
+              << "--mpi: every rank tunes the whole space on its own, in a work folder of its own, measuring beside "
+                 "the others (their timings disturb each other) and appending to the same results; for one tuning "
+                 "spread over the ranks, add --mpi (docs/cluster.md)"
+              << std::endl;
+  return run_tune_here(a);
+}
 
 }  // namespace
 

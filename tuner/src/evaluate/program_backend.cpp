@@ -121,9 +121,11 @@ fs::path harness_dir(const Spec& spec) {
 
 ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     : spec_(spec),
+      work_(spec.work_dir),
       harness_(harness_dir(spec)),
       template_text_(read_file(spec.template_path)),
       run_limit_(cap_run_limit(spec.run_timeout_s)) {
+  if (!work_.note().empty()) std::cerr << "[adaexplore] " << spec_.name << ": " << work_.note() << "\n";
   if (!spec_.run_runner) {
     mode_ = "one process per evaluation (run.runner false)";
   } else if (const fs::path runner = runner_executable(); runner.empty()) {
@@ -191,7 +193,7 @@ std::size_t ProgramBackend::parallelism() const {
 }
 
 fs::path ProgramBackend::eval_directory(const Config& config) const {
-  return spec_.work_dir / "evals" / content_hash(spec_.space.label(config)).substr(0, 16);
+  return work_.path() / "evals" / content_hash(spec_.space.label(config)).substr(0, 16);
 }
 
 fs::path ProgramBackend::render(const Config& config, const fs::path& directory) const {
@@ -330,7 +332,7 @@ Prepared ProgramBackend::prepare(const Config& config) {
       for (const auto& a : runner_arguments()) command.push_back(a);
       for (std::size_t slot = 0; slot < measure_slots(); ++slot)
         runners_.push_back(std::make_unique<Runner>(
-            command, spec_.work_dir / (slot ? "runner-" + std::to_string(slot) + ".err" : std::string("runner.err")),
+            command, work_.path() / (slot ? "runner-" + std::to_string(slot) + ".err" : std::string("runner.err")),
             slot_environment(slot)));
     });
   const auto start = std::chrono::steady_clock::now();
@@ -403,7 +405,7 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
                                                                const std::string& host_only_why) {
   BenchmarkBuild build;
   const auto start = std::chrono::steady_clock::now();
-  const fs::path directory = fs::absolute(spec_.work_dir / "benchmark");
+  const fs::path directory = fs::absolute(work_.path() / "benchmark");
   std::error_code ec;
   fs::create_directories(directory, ec);
   const std::vector<std::string> base = argv;  // compiler, toolchain and user flags
@@ -745,7 +747,7 @@ std::vector<std::string> ProgramBackend::scan_command(const fs::path& source, co
 }
 
 nlohmann::json ProgramBackend::included_headers(const std::vector<fs::path>& outputs) {
-  const fs::path directory = fs::absolute(spec_.work_dir / "dependencies");
+  const fs::path directory = fs::absolute(work_.path() / "dependencies");
   fs::create_directories(directory);
   render(spec_.defaults, directory);
   const fs::path unit = directory / ("template" + spec_.benchmark_path.extension().string());

@@ -13,7 +13,9 @@
 //    measurement runs it with --adaexplore-kernel <cubin> and --adaexplore-param NAME=VALUE for
 //    every parameter, and the runner keeps the module loaded between configurations.
 //
-// Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/:
+// Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/
+// (<work_dir> is the spec's work_dir, or <work_dir>/concurrent-<n> while another tuning of the
+// same spec uses it: util/work_folder.hpp):
 //   <template name without .in>   the rendered template; the benchmark #includes it by that name
 //   kernel.cu, kernel.d           the kernel unit: its source (includes the rendered template)
 //                                 and the headers it included
@@ -43,6 +45,7 @@
 #include "evaluate/compiler.hpp"
 #include "evaluate/kernel_unit.hpp"
 #include "util/process.hpp"
+#include "util/work_folder.hpp"
 #include "evaluate/runner.hpp"
 #include "model/spec.hpp"
 
@@ -268,6 +271,9 @@ class ProgramBackend : public Backend, protected Toolchain {
                                         bool benchmark) const;
 
   Spec spec_;
+  // The folder this backend compiles and runs in: spec.work_dir, or <work_dir>/concurrent-<n>
+  // while another tuning uses it (work_folder.hpp); held until the backend is destroyed.
+  WorkFolder work_;
   CompileUnit unit_;
   std::unique_ptr<CompileCache> cache_;  // the kernel unit's compile cache; null without it
   std::unique_ptr<Compiler> compiler_;   // compiler.unit's; after spec_ and cache_, which it uses

@@ -56,6 +56,13 @@ void Recorder::append(const Outcome& o) {
     if (!seen_.count(other.config)) record(other, /*fresh=*/false);
 }
 
+void Recorder::take_arrivals() {
+  if (!writer_) return;
+  writer_->refresh();
+  for (const auto& other : writer_->take_foreign())
+    if (!seen_.count(other.config)) record(other, /*fresh=*/false);
+}
+
 // Whether every outcome so far failed in the same way, with none successful: the setup may be
 // broken (check_setup), and new failures are then held back from the results file (held_).
 // Once false it stays false (outcomes are only added).

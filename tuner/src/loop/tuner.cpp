@@ -60,6 +60,7 @@ class Loop final : public PipelineClient {
            !recorder_.outcomes().empty() && !recorder_.baseline_pending();
   }
   bool recorded(const Config& config) const override { return recorder_.recorded(config); }
+  void take_arrivals() override { recorder_.take_arrivals(); }
   bool baseline_pending() const override { return recorder_.baseline_pending(); }
   void measured(Outcome outcome) override { recorder_.measured(std::move(outcome)); }
   bool setup_broken() const override { return recorder_.setup_broken(); }

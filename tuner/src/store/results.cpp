@@ -441,6 +441,12 @@ void append_records_locked(const fs::path& path, const ResultsHeader& header,
   if (!out) throw ResultsError(path.string() + ": write failed (folder read-only, disk full?)");
 }
 
+void ResultsWriter::refresh() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  FileLock lock(path_);
+  sync_locked();
+}
+
 std::vector<Outcome> ResultsWriter::take_foreign() {
   std::lock_guard<std::mutex> guard(mutex_);
   std::vector<Outcome> out;

@@ -138,8 +138,12 @@ class ResultsWriter {
   /// Appends one record as it is (merge); its "index" is set to its position.
   void append_json(nlohmann::json record);
   /// Records that other writers appended, seen by the appends since the last call (oldest
-  /// first); empty when read_existing/append found none. Does not read the file itself.
+  /// first); empty when read_existing/append/refresh found none. Does not read the file itself.
   std::vector<Outcome> take_foreign();
+  /// Reads what other writers appended since the last look (under the file's lock), for
+  /// take_foreign: a tuning asks before it measures a configuration, so that one another process
+  /// measured meanwhile is not measured again.
+  void refresh();
   /// Warnings met while reading other writers' records (a dropped half-written line).
   std::vector<std::string> take_warnings();
   const std::filesystem::path& path() const { return path_; }
