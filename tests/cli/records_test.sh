@@ -5,6 +5,10 @@
 #   concurrent   two `tune` of one spec at once into one --database: each in a work folder of its
 #                own (no configuration fails for the other's half-written benchmark.so), every
 #                configuration recorded, both headers tuned.
+#   latin1       a template whose static_assert gcc echoes with a Latin-1 comment (BLOCK=1024) and a
+#                benchmark printing Latin-1 to stderr and failing for OFFSET=2: the tuning completes,
+#                the failures recorded with the bytes as \xNN; in the runner and one process per
+#                evaluation.
 # Usage: records_test.sh TUNER DATA WORK CASE
 set -uo pipefail
 TUNER=$1 DATA=$2 WORK=$3 CASE=$4
@@ -43,6 +47,31 @@ case_concurrent() {
   for h in h1 h2; do
     grep -q "kTuned = true" "$d/$h.hpp" && ! grep -q "compile_error" "$d/$h.hpp" && pass "$h.hpp tuned, no failure in it" \
       || fail "$h.hpp: $(grep -h 'Defaults\|kTuned' "$d/$h.hpp" 2>/dev/null)"
+  done
+}
+
+case_latin1() {
+  local d="$WORK/k"
+  kernel "$d"
+  printf '#pragma once\n#include <cstddef>\nstatic_assert(${BLOCK} != 1024, "BLOCK=1024 r\xe9serv\xe9"); // r\xe9serv\xe9 aux essais\n' \
+    > "$d/twice.hpp.in"
+  tail -n +2 "$DATA/twice.hpp.in" | grep -v pragma >> "$d/twice.hpp.in"
+  sed -i 's|^  const std::size_t n = 1 << 14;|  std::fprintf(stderr, "donn\\xe9es charg\\xe9es\\n");\n  const std::size_t n = 1 << 14;|;
+          s|ref\[i\] = 2.0f \* x\[i\];|ref[i] = 2.0f * x[i] + (ADAEXPLORE_PARAM_OFFSET == 2 ? 1.0f : 0.0f);|' "$d/twice_bench.cpp"
+  grep -q 'xe9es' "$d/twice_bench.cpp" && grep -q 'OFFSET == 2' "$d/twice_bench.cpp" || fail "the benchmark was not edited"
+  for mode in runner process; do
+    [ $mode = process ] && sed -i 's/"run": {/"run": {"runner": false, /' "$d/spec.json"
+    (cd "$d" && "$TUNER" "${TUNE[@]}" --results "results-$mode.jsonl" --header "$mode.hpp" > "log-$mode.txt" 2>&1)
+    local rc=$?
+    [ $rc = 0 ] && pass "$mode: the tuning completes" || fail "$mode: exit $rc: $(tail -3 "$d/log-$mode.txt")"
+    grep -q "type_error\|invalid UTF-8" "$d/log-$mode.txt" && fail "$mode: a JSON error" || pass "$mode: no JSON error"
+    local f="$d/results-$mode.jsonl"
+    [ "$(grep -c '"status":"compile_error"' "$f")" = 3 ] && grep -q 'r\\\\xe9serv\\\\xe9' "$f" \
+      && pass "$mode: the 3 BLOCK=1024 compile errors recorded with the Latin-1 bytes as \\xe9" \
+      || fail "$mode: compile errors: $(grep -o '"status":"[a-z_]*"' "$f" | sort | uniq -c)"
+    grep -q '"status":"wrong_result"' "$f" && grep -q 'donn\\\\xe9es charg\\\\xe9es' "$f" \
+      && pass "$mode: the benchmark's Latin-1 stderr recorded with its wrong_result" || fail "$mode: no Latin-1 stderr in a record"
+    grep -q "kTuned = true" "$d/$mode.hpp" && pass "$mode: header tuned" || fail "$mode: no tuned header"
   done
 }
 

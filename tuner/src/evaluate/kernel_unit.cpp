@@ -14,6 +14,7 @@
 
 #include "util/hash.hpp"
 #include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 
@@ -166,7 +167,7 @@ std::optional<CompileCache::Hit> CompileCache::find(const std::string& key, cons
       const fs::path path = d.at("path").get<std::string>();
       if (!fs::exists(path, ec) || content_hash(read_file(path)) != d.at("hash").get<std::string>()) return std::nullopt;
     }
-    Hit hit{read_file(folder / "compile.out"), read_file(folder / "compile.err")};
+    Hit hit{valid_utf8(read_file(folder / "compile.out")), valid_utf8(read_file(folder / "compile.err"))};  // stored before 2026-12-05: raw
     fs::copy_file(folder / "artifact", artifact, fs::copy_options::overwrite_existing, ec);
     if (ec) return std::nullopt;
     return hit;
@@ -189,7 +190,7 @@ void CompileCache::store(const std::string& key, const fs::path& artifact, const
     fs::copy_file(artifact, partial / "artifact", fs::copy_options::overwrite_existing);
     write_file_if_changed(partial / "compile.out", out);
     write_file_if_changed(partial / "compile.err", err);
-    write_file_if_changed(partial / "deps.json", nlohmann::json{{"headers", headers}}.dump(1) + "\n");
+    write_file_if_changed(partial / "deps.json", valid_utf8_json({{"headers", headers}}).dump(1) + "\n");
     fs::remove_all(folder, ec);  // an entry whose headers changed is replaced
     fs::rename(partial, folder, ec);
     if (ec) fs::remove_all(partial, ec);  // another tuning stored it first: theirs stays

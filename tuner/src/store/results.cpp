@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "util/file_lock.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 
@@ -274,7 +275,7 @@ void ResultsWriter::write_header_if_empty_locked() {
   std::uintmax_t size = 0;
   if (inode_of(path_, &size) != 0 && size > 0) return;
   {
-    const std::string line = header_to_json(header_).dump() + "\n";  // before the file is created
+    const std::string line = valid_utf8_json(header_to_json(header_)).dump() + "\n";  // before the file is created
     std::ofstream out(path_, std::ios::binary | std::ios::app);
     out << line;
     out.flush();
@@ -398,7 +399,7 @@ void ResultsWriter::append_json(nlohmann::json record) {
   write_header_if_empty_locked();  // the file was moved aside (--retune elsewhere) or cut to
                                    // nothing
   record["index"] = records_;
-  const std::string line = record.dump() + "\n";
+  const std::string line = valid_utf8_json(std::move(record)).dump() + "\n";
   std::ofstream out(path_, std::ios::binary | std::ios::app);
   out << line;
   out.flush();
@@ -432,10 +433,10 @@ void append_records_locked(const fs::path& path, const ResultsHeader& header,
     }
   }
   std::ofstream out(path, std::ios::binary | std::ios::app);
-  if (size == 0) out << header_to_json(header).dump() << '\n';
+  if (size == 0) out << valid_utf8_json(header_to_json(header)).dump() << '\n';
   for (auto& r : records) {
     r["index"] = first_index++;
-    out << r.dump() << '\n';
+    out << valid_utf8_json(std::move(r)).dump() << '\n';
   }
   out.flush();
   if (!out) throw ResultsError(path.string() + ": write failed (folder read-only, disk full?)");
