@@ -9,6 +9,9 @@
 #                benchmark printing Latin-1 to stderr and failing for OFFSET=2: the tuning completes,
 #                the failures recorded with the bytes as \xNN; in the runner and one process per
 #                evaluation.
+#   broken_setup a template that fails to compile for every configuration (a missing header, each
+#                message naming the configuration's own evals/<hash>/ folder): stopped as a broken
+#                setup after 6 evaluations, not the whole budget, none of them recorded.
 # Usage: records_test.sh TUNER DATA WORK CASE
 set -uo pipefail
 TUNER=$1 DATA=$2 WORK=$3 CASE=$4
@@ -73,6 +76,26 @@ case_latin1() {
       && pass "$mode: the benchmark's Latin-1 stderr recorded with its wrong_result" || fail "$mode: no Latin-1 stderr in a record"
     grep -q "kTuned = true" "$d/$mode.hpp" && pass "$mode: header tuned" || fail "$mode: no tuned header"
   done
+}
+
+# $1: the case's kernel folder; the tuning of its budget 12 must stop as a broken setup after 6.
+stopped_after_six() {
+  local d=$1
+  (cd "$d" && "$TUNER" "${TUNE[@]}" > log.txt 2>&1)
+  local rc=$?
+  [ $rc = 2 ] && pass "exit 2 (the setup is broken)" || fail "exit $rc"
+  grep -q "stopped: $2" "$d/log.txt" && pass "stopped: $2" || fail "not stopped as a broken setup: $(grep -m1 stopped "$d/log.txt")"
+  local compiled; compiled=$(ls "$d"/twice.work/evals | wc -l)
+  [ "$compiled" -le 7 ] && pass "$compiled configurations evaluated, not 12" || fail "$compiled configurations evaluated"
+  [ "$(grep -c '"status"' "$d/twice.work/results.jsonl")" = 0 ] && pass "none of the failures recorded" \
+    || fail "$(grep -c '"status"' "$d/twice.work/results.jsonl") failures recorded"
+}
+
+case_broken_setup() {
+  local d="$WORK/k"
+  kernel "$d"
+  sed -i 's|^inline void twice|#include "missing_header.hpp"\ninline void twice|' "$d/twice.hpp.in"
+  stopped_after_six "$d" "every one of the first 6 configurations failed with compile_error in the same way"
 }
 
 "case_$CASE"

@@ -2,6 +2,7 @@
 #include "loop/clock.hpp"
 #include "loop/significance.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -664,6 +665,54 @@ TEST(Tuner, SetupErrorWhenEveryConfigurationFailsTheSameWay) {
   // Stopped at the window (one more may have been prepared ahead of measurement).
   EXPECT_GE(backend.count, static_cast<int>(o.setup_failure_window));
   EXPECT_LE(backend.count, static_cast<int>(o.setup_failure_window) + 1);
+}
+
+// Each configuration compiles in its own folder, <work_dir>/evals/<16 hex>/, which the compiler's
+// first line names: before 2026-12-05 no two such lines compared equal, and a template failing
+// for every configuration spent the whole budget (120 nvcc compiles) instead of 6.
+TEST(Tuner, SetupErrorWhenEveryConfigurationFailsNamingItsOwnFolder) {
+  const Space s = space();
+  FailingBackend backend([](const Config& c) {
+    const std::string hash = content_hash(std::to_string(c[0]) + "," + std::to_string(c[1])).substr(0, 16);
+    Outcome o;
+    o.status = Status::compile_error;
+    o.message = "/build/k.work/evals/" + hash + "/kernel.cuh(" + std::to_string(3 + c[0]) +
+                "): error: identifier \"missing_t\" is undefined\n  command: nvcc ...";
+    return o;
+  });
+  auto strategy = random_strategy(s);
+  TuneOptions o = options(50);
+  EXPECT_THROW(run_tuning(s, kBaseline, backend, *strategy, o, nullptr), SetupError);
+  EXPECT_LE(backend.count, static_cast<int>(o.setup_failure_window) + 1);
+}
+
+// What differs between the configurations of one broken setup is not a difference: the folder,
+// hashes and addresses, numbers, the configuration's own words; the status and the words are.
+TEST(Tuner, FailureSignatureLeavesOutWhatEachConfigurationHasOfItsOwn) {
+  auto failed = [](Status status, const std::string& label, const std::string& message) {
+    Outcome o;
+    o.status = status;
+    o.label = label;
+    o.message = message + "\nsecond line differs " + label;
+    return o;
+  };
+  const Outcome a = failed(Status::compile_error, "TILE=16,TYPE=float",
+                           "/w/k.work/evals/0123456789abcdef/k.cuh:4:10: error: float tile of 16 at 0x7ffd12ab (deadbeef01)");
+  const Outcome b = failed(Status::compile_error, "TILE=64,TYPE=half",
+                           "/w/k.work/concurrent-1/evals/fedcba9876543210/k.cuh:5:2: error: half tile of 64 at 0x7ffe0000 (0badcafe99)");
+  EXPECT_EQ(failure_signature(a), failure_signature(b)) << failure_signature(a);
+  EXPECT_EQ(failure_signature(a), "compile_error:<eval>/k.cuh:#:#: error: <value> tile of # at <hex> (<hex>)");
+  Outcome c = b;
+  c.status = Status::crash;
+  EXPECT_NE(failure_signature(a), failure_signature(c));
+  const Outcome d = failed(Status::compile_error, "TILE=16,TYPE=float", "/w/k.work/evals/0123456789abcdef/k.cuh:4:10: error: other");
+  EXPECT_NE(failure_signature(a), failure_signature(d));
+  // One shape of mismatch, whatever the values.
+  const Outcome e = failed(Status::wrong_result, "TILE=16,TYPE=float",
+                           "1024 of 1024 values differ from the reference; first at index 0: got 2.5e-05, expected -1 (max abs error 1.00003)");
+  const Outcome f = failed(Status::wrong_result, "TILE=64,TYPE=half",
+                           "12 of 1024 values differ from the reference; first at index 7: got 3, expected 0.5 (max abs error 2.5)");
+  EXPECT_EQ(failure_signature(e), failure_signature(f)) << failure_signature(e);
 }
 
 TEST(Tuner, NoSetupErrorWhenFailuresDiffer) {
