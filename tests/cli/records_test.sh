@@ -12,6 +12,8 @@
 #   broken_setup a template that fails to compile for every configuration (a missing header, each
 #                message naming the configuration's own evals/<hash>/ folder): stopped as a broken
 #                setup after 6 evaluations, not the whole budget, none of them recorded.
+#   broken_reference  a benchmark whose reference is wrong (every configuration that runs disagrees
+#                with it in the same way) and defaults that fail to compile for real: stopped after 6.
 # Usage: records_test.sh TUNER DATA WORK CASE
 set -uo pipefail
 TUNER=$1 DATA=$2 WORK=$3 CASE=$4
@@ -96,6 +98,15 @@ case_broken_setup() {
   kernel "$d"
   sed -i 's|^inline void twice|#include "missing_header.hpp"\ninline void twice|' "$d/twice.hpp.in"
   stopped_after_six "$d" "every one of the first 6 configurations failed with compile_error in the same way"
+}
+
+case_broken_reference() {
+  local d="$WORK/k"
+  kernel "$d"
+  sed -i 's|^inline void twice|static_assert(!(${BLOCK} == 64 \&\& ${OFFSET} == 0), "the defaults fail");\ninline void twice|' "$d/twice.hpp.in"
+  sed -i 's|ref\[i\] = 2.0f \* x\[i\];|ref[i] = 3.0f * x[i];|' "$d/twice_bench.cpp"
+  grep -q "3.0f" "$d/twice_bench.cpp" && grep -q "the defaults fail" "$d/twice.hpp.in" || fail "the kernel was not edited"
+  stopped_after_six "$d" "5 of the first 6 configurations failed with wrong_result in the same way, and the other (BLOCK=64,OFFSET=0) with compile_error"
 }
 
 "case_$CASE"

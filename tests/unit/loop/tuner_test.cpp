@@ -715,6 +715,54 @@ TEST(Tuner, FailureSignatureLeavesOutWhatEachConfigurationHasOfItsOwn) {
   EXPECT_EQ(failure_signature(e), failure_signature(f)) << failure_signature(e);
 }
 
+// A broken reference (every configuration that runs disagrees with it in the same way) with one
+// configuration that really fails mixed in (2026-12-05: not stopped, the whole budget spent).
+TEST(Tuner, SetupErrorWhenEveryConfigurationThatRunsDisagreesWithTheReferenceTheSameWay) {
+  const Space s = space();
+  FailingBackend backend([](const Config& c) {
+    Outcome o;
+    if (c == kBaseline) {  // the defaults fail for real
+      o.status = Status::compile_error;
+      o.message = "kernel.cuh(7): error: static assertion failed";
+      return o;
+    }
+    o.status = Status::wrong_result;
+    o.message = std::to_string(100 + c[0]) + " of 1024 values differ from the reference; first at index " +
+                std::to_string(c[1]) + ": got " + std::to_string(2.0 * c[0]) + ", expected 3.5 (max abs error 1.5)";
+    return o;
+  });
+  auto strategy = random_strategy(s);
+  TuneOptions o = options(50);
+  try {
+    run_tuning(s, kBaseline, backend, *strategy, o, nullptr);
+    FAIL() << "expected SetupError";
+  } catch (const SetupError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("5 of the first 6 configurations failed with wrong_result in the same way, and the other "
+                        "(X=2,Y=2) with compile_error"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("disagrees with the benchmark's reference"), std::string::npos) << what;
+    EXPECT_NE(what.find("values differ from the reference"), std::string::npos) << what;  // the shared failure shown
+  }
+  EXPECT_LE(backend.count, static_cast<int>(o.setup_failure_window) + 1);
+  // Two other failures, or one beside a compile error shared by the rest, are not a broken reference.
+  std::vector<Outcome> outcomes;
+  for (int i = 0; i < 6; ++i) {
+    Outcome x;
+    x.status = Status::wrong_result;
+    x.message = "7 of 9 values differ from the reference; first at index 1: got 2, expected 1 (max abs error 1)";
+    outcomes.push_back(x);
+  }
+  outcomes[2].status = Status::crash;
+  EXPECT_TRUE(setup_failures_only(outcomes, 6));
+  outcomes[4].status = Status::timeout;
+  EXPECT_FALSE(setup_failures_only(outcomes, 6));
+  for (auto& x : outcomes) x.status = Status::compile_error;
+  outcomes[3].message = "error: something else";
+  EXPECT_FALSE(setup_failures_only({outcomes.begin(), outcomes.begin() + 4}, 4));
+}
+
 TEST(Tuner, NoSetupErrorWhenFailuresDiffer) {
   const Space s = space();
   FailingBackend backend([](const Config& c) {

@@ -199,12 +199,35 @@ class Loop final : public PipelineClient {
 
 }  // namespace
 
-bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window) {
-  if (outcomes.empty() || outcomes.size() < window) return false;
-  const std::string first = failure_signature(outcomes.front());
+std::optional<SetupFailures> setup_failures(const std::vector<Outcome>& outcomes, std::size_t window) {
+  if (outcomes.empty() || outcomes.size() < window) return std::nullopt;
   for (const auto& o : outcomes)
-    if (is_success(o.status) || failure_signature(o) != first) return false;
-  return true;
+    if (is_success(o.status)) return std::nullopt;
+  // A signature shared by all the outcomes but one is the first's or the second's.
+  std::vector<std::string> signatures;
+  signatures.push_back(failure_signature(outcomes[0]));
+  if (outcomes.size() > 1) signatures.push_back(failure_signature(outcomes[1]));
+  for (std::size_t c = 0; c < std::min<std::size_t>(2, outcomes.size()); ++c) {
+    const std::string shared = signatures[c];
+    std::optional<std::size_t> other;
+    bool two = false;
+    for (std::size_t i = 0; i < outcomes.size() && !two; ++i) {
+      if (i >= signatures.size()) signatures.push_back(failure_signature(outcomes[i]));
+      if (signatures[i] == shared) continue;
+      two = other.has_value();
+      other = i;
+    }
+    if (two) continue;
+    if (!other) return SetupFailures{c, std::nullopt};
+    // One other failure mixed in: a broken setup only when the shared one is the reference's
+    // (every configuration that ran disagrees with it in the same way).
+    if (outcomes[c].status == Status::wrong_result) return SetupFailures{c, other};
+  }
+  return std::nullopt;
+}
+
+bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window) {
+  return setup_failures(outcomes, window).has_value();
 }
 
 std::optional<std::size_t> unevaluated_valid(const Space& space, const std::vector<Outcome>& outcomes) {
