@@ -9,6 +9,9 @@
 #                benchmark printing Latin-1 to stderr and failing for OFFSET=2: the tuning completes,
 #                the failures recorded with the bytes as \xNN; in the runner and one process per
 #                evaluation.
+#   failed_retune  a tuned header, then a --retune of a template that no longer compiles: exit 2,
+#                the stale kTuned = true header removed (saying so), the earlier results kept;
+#                a header AdaExplore did not write is left.
 #   broken_setup a template that fails to compile for every configuration (a missing header, each
 #                message naming the configuration's own evals/<hash>/ folder): stopped as a broken
 #                setup after 6 evaluations, not the whole budget, none of them recorded.
@@ -107,6 +110,26 @@ case_broken_reference() {
   sed -i 's|ref\[i\] = 2.0f \* x\[i\];|ref[i] = 3.0f * x[i];|' "$d/twice_bench.cpp"
   grep -q "3.0f" "$d/twice_bench.cpp" && grep -q "the defaults fail" "$d/twice.hpp.in" || fail "the kernel was not edited"
   stopped_after_six "$d" "5 of the first 6 configurations failed with wrong_result in the same way, and the other (BLOCK=64,OFFSET=0) with compile_error"
+}
+
+case_failed_retune() {
+  local d="$WORK/k"
+  kernel "$d"
+  (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header tuned.hpp > log1.txt 2>&1)
+  grep -q "kTuned = true" "$d/tuned.hpp" && pass "the first tuning wrote a tuned header" || fail "no tuned header"
+  sed -i 's|^inline void twice|#include "missing_header.hpp"\ninline void twice|' "$d/twice.hpp.in"
+  (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header tuned.hpp --retune > log2.txt 2>&1)
+  local rc=$?
+  [ $rc = 2 ] && pass "the re-tune fails, exit 2" || fail "re-tune exit $rc"
+  [ ! -e "$d/tuned.hpp" ] && pass "the stale tuned header is gone" || fail "tuned.hpp is still there: $(grep kTuned "$d/tuned.hpp")"
+  grep -q "removed the header tuned.hpp of an earlier tuning: it does not match the sources this tuning failed on" \
+    "$d/log2.txt" && pass "and the tuner says so" || fail "no word of the removed header"
+  [ "$(cat "$d"/db/twice/*.jsonl* 2>/dev/null | grep -c '"status":"\(ok\|slow\)"')" = 12 ] \
+    && pass "the earlier tuning's 12 results kept in the database" || fail "the earlier results are gone"
+  echo "// my own header" > "$d/mine.hpp"
+  (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header mine.hpp > log3.txt 2>&1)
+  grep -q "my own header" "$d/mine.hpp" && grep -q "was not written by AdaExplore and is left" "$d/log3.txt" \
+    && pass "a header AdaExplore did not write is left, with a warning" || fail "mine.hpp: $(cat "$d/mine.hpp")"
 }
 
 "case_$CASE"
