@@ -12,6 +12,9 @@
 #   failed_retune  a tuned header, then a --retune of a template that no longer compiles: exit 2,
 #                the stale kTuned = true header removed (saying so), the earlier results kept;
 #                a header AdaExplore did not write is left.
+#   write_failure  the near-tie verdict cannot be written (a folder at its path): the tuning says
+#                which file and why, still writes its header, exit 0, no temporary left; then a
+#                header that cannot be written: exit 1 naming it and why, the results kept.
 #   broken_setup a template that fails to compile for every configuration (a missing header, each
 #                message naming the configuration's own evals/<hash>/ folder): stopped as a broken
 #                setup after 6 evaluations, not the whole budget, none of them recorded.
@@ -130,6 +133,28 @@ case_failed_retune() {
   (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header mine.hpp > log3.txt 2>&1)
   grep -q "my own header" "$d/mine.hpp" && grep -q "was not written by AdaExplore and is left" "$d/log3.txt" \
     && pass "a header AdaExplore did not write is left, with a warning" || fail "mine.hpp: $(cat "$d/mine.hpp")"
+}
+
+case_write_failure() {
+  local d="$WORK/k"
+  kernel "$d"
+  # The key's file is named by the key: a first tuning into another database tells its name.
+  (cd "$d" && "$TUNER" "${TUNE[@]}" --database probe --header probe.hpp --budget 1 > log0.txt 2>&1)
+  local name; name=$(basename "$(ls "$d"/probe/twice/*.jsonl)")
+  mkdir -p "$d/db/twice/$name.confirmation.json" && touch "$d/db/twice/$name.confirmation.json/inside"  # not removable
+  (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header tuned.hpp --confirm-margin 100 > log1.txt 2>&1)
+  local rc=$?
+  [ $rc = 0 ] && pass "exit 0: the tuning and its results stand" || fail "exit $rc: $(tail -2 "$d/log1.txt")"
+  grep -q "warning: the near-tie verdict is not kept: cannot write db/twice/$name.confirmation.json: Is a directory" \
+    "$d/log1.txt" && pass "the file and the reason named" || fail "no warning naming the verdict's file: $(grep -i verdict "$d/log1.txt")"
+  grep -q "kTuned = true" "$d/tuned.hpp" && pass "the header is still written" || fail "no header"
+  [ -z "$(find "$d/db" -name '*.tmp-*')" ] && pass "no temporary file left" || fail "temporaries: $(find "$d/db" -name '*.tmp-*')"
+  mkdir -p "$d/header-folder.hpp"
+  (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header header-folder.hpp > log2.txt 2>&1)
+  rc=$?
+  [ $rc = 1 ] && pass "a header that cannot be written: exit 1" || fail "exit $rc"
+  grep -q "no header written: cannot write header-folder.hpp: Is a directory; the 12 evaluations are kept in db/twice/$name" \
+    "$d/log2.txt" && pass "the header's file and the reason named, the results kept" || fail "$(tail -2 "$d/log2.txt")"
 }
 
 "case_$CASE"

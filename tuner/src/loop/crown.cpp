@@ -19,12 +19,12 @@ std::optional<Outcome> fastest(const std::vector<Outcome>& outcomes, const std::
 // Rule 3: the verdict's winner when the verdict applies to `best`, else `best`.
 std::optional<Outcome> confirmed(const std::vector<Outcome>& outcomes, std::optional<Outcome> best,
                                  const CrownEvidence& evidence) {
-  if (!best || evidence.results_file.empty()) return best;
+  if (!best || (evidence.results_file.empty() && !evidence.verdict)) return best;
   const auto path = confirmation_path(evidence.results_file);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return best;
+  if (!evidence.verdict && !std::filesystem::exists(path, ec)) return best;
   try {
-    const auto verdict = nlohmann::json::parse(read_file(path));
+    const auto verdict = evidence.verdict ? *evidence.verdict : nlohmann::json::parse(read_file(path));
     if (verdict.value("key", std::string()) != evidence.key) return best;  // another key's verdict
     bool contender = false;
     for (const auto& k : verdict.at("contenders")) contender = contender || k.at("label").get<std::string>() == best->label;

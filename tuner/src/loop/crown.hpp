@@ -35,6 +35,9 @@ struct CrownEvidence {
   std::filesystem::path results_file;  // the verdict is confirmation_path(results_file); empty: none
   std::string key;                     // the results' key the verdict must name
   const std::set<Config>* excluded = nullptr;  // rule 4; null: none
+  /// Rule 3's verdict itself, instead of the file (a verdict this tuning could not write, its disk
+  /// full: the header it writes still crowns what it confirmed); null: the file's.
+  const nlohmann::json* verdict = nullptr;
 };
 
 /// The winner of `outcomes` (rules 1-4); none when no outcome is crownable (and not excluded).

@@ -9,7 +9,13 @@
 #include <fstream>
 #include <unordered_set>
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "util/file_lock.hpp"
+#include "util/files.hpp"
 #include "util/text.hpp"
 
 namespace adaexplore {
@@ -65,6 +71,25 @@ void check_record_shape(const nlohmann::json& j, const fs::path& path, std::size
   if (!problem.empty())
     throw ResultsError(at_line(path, line) + "bad record (" + problem + "); " +
                        move_aside_advice(path));
+}
+
+// Appends `text` to `path` (created when missing) under the caller's lock. A write that fails (a
+// full disk) is undone: the file is cut back to its size before, so no half-written line stays;
+// the ResultsError names the file and the system's reason.
+void append_text(const fs::path& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw ResultsError(path.string() + ": cannot be written: " + std::strerror(errno));
+  struct stat before {};
+  ::fstat(fd, &before);
+  try {
+    write_fully(fd, text, path);
+  } catch (const std::exception& e) {
+    (void)!::ftruncate(fd, before.st_size);
+    ::close(fd);
+    throw ResultsError(std::string(e.what()) + " (what was recorded before is kept)");
+  }
+  if (::close(fd) != 0)
+    throw ResultsError("cannot write " + path.string() + ": " + std::strerror(errno) + " (what was recorded before is kept)");
 }
 
 std::uint64_t inode_of(const fs::path& path, std::uintmax_t* size) {
@@ -276,12 +301,7 @@ void ResultsWriter::write_header_if_empty_locked() {
   if (inode_of(path_, &size) != 0 && size > 0) return;
   {
     const std::string line = valid_utf8_json(header_to_json(header_)).dump() + "\n";  // before the file is created
-    std::ofstream out(path_, std::ios::binary | std::ios::app);
-    out << line;
-    out.flush();
-    if (!out)
-      throw ResultsError(path_.string() +
-                         ": cannot be written (folder missing or read-only, disk full?)");
+    append_text(path_, line);
   }
   sync_locked();
 }
@@ -400,13 +420,7 @@ void ResultsWriter::append_json(nlohmann::json record) {
                                    // nothing
   record["index"] = records_;
   const std::string line = valid_utf8_json(std::move(record)).dump() + "\n";
-  std::ofstream out(path_, std::ios::binary | std::ios::app);
-  out << line;
-  out.flush();
-  if (!out)
-    throw ResultsError(path_.string() +
-                       ": write failed (disk full, or the file was made read-only?)");
-  out.close();
+  append_text(path_, line);
   known_size_ += line.size();
   ++records_;
   ++lines_;
@@ -432,14 +446,13 @@ void append_records_locked(const fs::path& path, const ResultsHeader& header,
       inode_of(path, &size);
     }
   }
-  std::ofstream out(path, std::ios::binary | std::ios::app);
-  if (size == 0) out << valid_utf8_json(header_to_json(header)).dump() << '\n';
+  std::string text;
+  if (size == 0) text += valid_utf8_json(header_to_json(header)).dump() + '\n';
   for (auto& r : records) {
     r["index"] = first_index++;
-    out << valid_utf8_json(std::move(r)).dump() << '\n';
+    text += valid_utf8_json(std::move(r)).dump() + '\n';
   }
-  out.flush();
-  if (!out) throw ResultsError(path.string() + ": write failed (folder read-only, disk full?)");
+  append_text(path, text);  // all of them or none
 }
 
 void ResultsWriter::refresh() {
