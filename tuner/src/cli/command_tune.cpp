@@ -973,10 +973,50 @@ int run_worker(const TuneArgs& a, Transport& transport) {
   return kExitOk;
 }
 
-// --mpi: the device of each rank without --device (its local rank: one rank per GPU), then the
-// tuning on rank 0 and the workers on the others.
+// tune --mpi's transport, made before the arguments are parsed (start_mpi_if_asked) so that a rank
+// whose arguments fail still joins the start check.
+std::unique_ptr<Transport>& early_transport() {
+  static std::unique_ptr<Transport> transport;
+  return transport;
+}
+
+// The start check of an --mpi tuning, a collective every rank joins once MPI is initialised and
+// before anything else can fail or any message flows: each rank's error ("" when its arguments,
+// spec, template and benchmark are fine) gathered on every rank. Any error: rank 0 says which
+// ranks failed and why, nothing is evaluated, and every rank returns kExitBadInput (MPI_Finalize
+// then ends the job cleanly: every rank is alive). Else kExitOk. Before 2026-12-05 a rank failing
+// before MPI_Init (a --spec missing on its node) hung the job under --enable-recovery, and one
+// failing after it was dropped as "not heard from" after --mpi-timeout while the tuning went on.
+int mpi_start_check(Transport& transport, const std::string& error) {
+  const std::vector<std::string> all = mpi_allgather(transport.host() + '\n' + error);
+  std::string refused;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const std::size_t cut = all[r].find('\n');
+    const std::string why = all[r].substr(cut + 1);
+    if (!why.empty()) refused += "\n  MPI rank " + std::to_string(r) + " (" + all[r].substr(0, cut) + "): " + why;
+  }
+  if (refused.empty()) return kExitOk;
+  if (transport.rank() == 0)
+    std::cerr << "adaexplore-tuner tune: error: --mpi: refused at the start, nothing evaluated: these ranks cannot "
+                 "tune:" << refused
+              << "\n  Every rank needs the same arguments and its own readable copy of the spec, the template and "
+                 "the benchmark (docs/cluster.md)."
+              << std::endl;
+  return kExitBadInput;
+}
+
+// --mpi: the start check, the device of each rank without --device (its local rank: one rank per
+// GPU), then the tuning on rank 0 and the workers on the others.
 int run_tune_mpi(TuneArgs a) {
-  const std::unique_ptr<Transport> transport = make_mpi_transport();
+  const std::unique_ptr<Transport> transport =
+      early_transport() ? std::move(early_transport()) : make_mpi_transport();
+  std::string error;
+  try {
+    (void)tuning_spec(a);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (const int code = mpi_start_check(*transport, error)) return code;
   if (!a.devices_given) a.devices = {transport->local_rank()};
   if (transport->rank() != 0) return run_worker(a, *transport);
   Coordinator coordinator(*transport, a.mpi_timeout_s, &std::cerr);
@@ -1026,16 +1066,37 @@ std::string launched_rank() {
 
 int run_tune(const TuneArgs& a) {
   if (a.mpi) return run_tune_mpi(a);
-  if (const std::string rank = launched_rank(); !rank.empty())
-    std::cerr << "[adaexplore] warning: this tuner is " << rank << " of a job an MPI launcher started, without "
-              << "--mpi: every rank tunes the whole space on its own, in a work folder of its own, measuring beside "
-                 "the others (their timings disturb each other) and appending to the same results; for one tuning "
-                 "spread over the ranks, add --mpi (docs/cluster.md)"
-              << std::endl;
+  if (const std::string rank = launched_rank(); !rank.empty())  // one write: the ranks share the terminal
+    std::cerr << "[adaexplore] warning: this tuner is " + rank +
+                     " of a job an MPI launcher started, without --mpi: every rank tunes the whole space on its own, "
+                     "in a work folder of its own, measuring beside the others (their timings disturb each other) "
+                     "and appending to the same results; for one tuning spread over the ranks, add --mpi "
+                     "(docs/cluster.md)\n"
+              << std::flush;
   return run_tune_here(a);
 }
 
 }  // namespace
+
+bool start_mpi_if_asked(int argc, char** argv) {
+  bool tune = false, mpi = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    tune = tune || arg == "tune";
+    mpi = mpi || arg == "--mpi";
+  }
+  if (!tune || !mpi || !mpi_available()) return false;
+  early_transport() = make_mpi_transport();
+  return true;
+}
+
+int mpi_start_failed(const std::string& error, int code) {
+  if (!early_transport()) return code;
+  const std::unique_ptr<Transport> transport = std::move(early_transport());
+  if (code == kExitOk) return code;  // --help, --version: every rank prints it and ends
+  mpi_start_check(*transport, error);
+  return code;
+}
 
 Command register_tune_command(CLI::App& app) {
   auto a = std::make_shared<TuneArgs>();

@@ -35,4 +35,14 @@ Command register_measure_command(CLI::App& app);     // command_measure.cpp
 Command register_check_command(CLI::App& app);       // command_check.cpp
 Command register_report_command(CLI::App& app);      // command_report.cpp
 
+/// `tune --mpi` (both words among the arguments) in a tuner built with MPI: initialises MPI now,
+/// before the arguments are parsed, so that a rank whose arguments fail (a --spec missing on its
+/// node) still joins the start check instead of exiting before MPI_Init, which hung the other ranks
+/// in MPI_Init under --enable-recovery. Returns whether it did. command_tune.cpp.
+bool start_mpi_if_asked(int argc, char** argv);
+/// The arguments did not parse (`error`, CLI11's message; `code`, the exit code): with MPI started
+/// by start_mpi_if_asked, this rank joins the start check with its error (rank 0 names it and every
+/// rank ends), then MPI is finalised. Returns `code`.
+int mpi_start_failed(const std::string& error, int code);
+
 }  // namespace adaexplore

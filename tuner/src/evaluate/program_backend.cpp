@@ -125,7 +125,7 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
       harness_(harness_dir(spec)),
       template_text_(read_file(spec.template_path)),
       run_limit_(cap_run_limit(spec.run_timeout_s)) {
-  if (!work_.note().empty()) std::cerr << "[adaexplore] " << spec_.name << ": " << work_.note() << "\n";
+  if (!work_.note().empty()) std::cerr << "[adaexplore] " + spec_.name + ": " + work_.note() + "\n";  // one write
   if (!spec_.run_runner) {
     mode_ = "one process per evaluation (run.runner false)";
   } else if (const fs::path runner = runner_executable(); runner.empty()) {
