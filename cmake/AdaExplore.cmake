@@ -365,7 +365,7 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     Default 0.
 
   ``JOBS <n>``
-    Parallel compiles while tuning; 0 means one per core. Default 0.
+    Parallel compiles while tuning; 0 means one per CPU the tuner may run on (its affinity mask). Default 0.
 
   ``IN_FLIGHT <n>``
     Configurations in flight at most while tuning (queued, compiling, compiled and waiting,

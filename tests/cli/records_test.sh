@@ -15,6 +15,8 @@
 #   write_failure  the near-tie verdict cannot be written (a folder at its path): the tuning says
 #                which file and why, still writes its header, exit 0, no temporary left; then a
 #                header that cannot be written: exit 1 naming it and why, the results kept.
+#   cpu_mask     a tuning under `taskset -c 0` (as mpirun --bind-to core binds a rank): warned of the
+#                narrow CPU mask with the fix; without the mask, no warning. Skipped on one CPU.
 #   broken_setup a template that fails to compile for every configuration (a missing header, each
 #                message naming the configuration's own evals/<hash>/ folder): stopped as a broken
 #                setup after 6 evaluations, not the whole budget, none of them recorded.
@@ -155,6 +157,19 @@ case_write_failure() {
   [ $rc = 1 ] && pass "a header that cannot be written: exit 1" || fail "exit $rc"
   grep -q "no header written: cannot write header-folder.hpp: Is a directory; the 12 evaluations are kept in db/twice/$name" \
     "$d/log2.txt" && pass "the header's file and the reason named, the results kept" || fail "$(tail -2 "$d/log2.txt")"
+}
+
+case_cpu_mask() {
+  [ "$(nproc --all)" -ge 2 ] || { echo "ADAEXPLORE_TEST_SKIPPED: one CPU, no mask is narrower"; exit 0; }
+  command -v taskset > /dev/null || { echo "ADAEXPLORE_TEST_SKIPPED: no taskset (util-linux)"; exit 0; }
+  local d="$WORK/k"
+  kernel "$d"
+  (cd "$d" && taskset -c 0 "$TUNER" tune --spec spec.json --no-report --budget 3 > log1.txt 2>&1)
+  [ $? = 0 ] && pass "the bound tuning completes" || fail "the bound tuning failed"
+  grep -q "warning: this process may run on 1 of the machine's $(nproc --all) CPUs .*compile workers default to 1.*mpirun --bind-to none, srun --cpu-bind=none, or give the task its cores (srun --cpus-per-task=N" \
+    "$d/log1.txt" && pass "warned of the narrow CPU mask, with the fix" || fail "no warning of the CPU mask"
+  (cd "$d" && "$TUNER" tune --spec spec.json --no-report --budget 3 --fresh > log2.txt 2>&1)
+  grep -q "CPU affinity mask" "$d/log2.txt" && fail "warned without a mask" || pass "no warning without a mask"
 }
 
 "case_$CASE"

@@ -29,6 +29,7 @@
 #include "model/spec.hpp"
 #include "loop/tuner.hpp"
 #include "util/text.hpp"
+#include "util/cpus.hpp"
 #include "util/files.hpp"
 #include "store/profiles.hpp"
 
@@ -1065,6 +1066,8 @@ std::string launched_rank() {
 }
 
 int run_tune(const TuneArgs& a) {
+  if (const std::string narrow = narrow_cpu_mask_warning(); !narrow.empty() && !a.cached)
+    std::cerr << "[adaexplore] warning: " + narrow + "\n" << std::flush;  // one write: ranks share stderr
   if (a.mpi) return run_tune_mpi(a);
   if (const std::string rank = launched_rank(); !rank.empty())  // one write: the ranks share the terminal
     std::cerr << "[adaexplore] warning: this tuner is " + rank +
@@ -1161,7 +1164,7 @@ Command register_tune_command(CLI::App& app) {
                   "near-ties are not re-measured (0 = none)");
   sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)");
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
-  sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");
+  sub->add_option("--jobs", a->jobs, "parallel compiles (default: the CPUs this process may run on, its affinity mask: mpirun --bind-to core leaves one, and a warning says so)");
   sub->add_option("--in-flight", a->in_flight,
                   "configurations in flight at most (queued, compiling, compiled and waiting, measuring; "
                   "overrides the spec's in_flight); each of the strategy's proposals is made without the "

@@ -13,6 +13,7 @@
 
 #include "evaluate/program_outcome.hpp"
 #include "evaluate/render.hpp"
+#include "util/cpus.hpp"
 #include "util/hash.hpp"
 #include "util/files.hpp"
 
@@ -189,7 +190,7 @@ ProgramBackend::~ProgramBackend() {
 
 std::size_t ProgramBackend::parallelism() const {
   if (spec_.jobs) return spec_.jobs;
-  return std::max(1u, std::thread::hardware_concurrency());
+  return usable_cpus();  // the affinity mask's, not the machine's (a rank bound to one core)
 }
 
 fs::path ProgramBackend::eval_directory(const Config& config) const {

@@ -115,7 +115,8 @@ class ProgramBackend : public Backend, protected Toolchain {
   WrappedRun run_wrapped(Prepared& prepared, const std::vector<std::string>& prefix, double timeout_s);
   /// The search space of the spec the backend was made with.
   const Space& space() const { return spec_.space; }
-  /// spec.jobs, else the number of hardware threads.
+  /// spec.jobs, else the CPUs this process may run on (util/cpus.hpp usable_cpus: its affinity
+  /// mask, which mpirun --bind-to core narrows to one).
   std::size_t parallelism() const override;
   /// "runner: ..." or "process per evaluation: ..." with the reason when the runner is not used,
   /// then what is compiled per configuration and why (CompileUnit::reason).

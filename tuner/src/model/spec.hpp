@@ -19,7 +19,7 @@
 //   "launch": {"threads_per_block": "(BLOCK_M / THREAD_M) * (BLOCK_N / THREAD_N)",   // optional, cuda
 //              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true},
 //   "work_dir": "build/adaexplore/gemm",      // evaluations' files; default <spec folder>/<name>.work
-//   "jobs": 0,                                // parallel compiles; 0 = number of cores
+//   "jobs": 0,                                // parallel compiles; 0 = the CPUs the process may run on
 //   "in_flight": 0,                           // configurations in flight at most (queued, compiling,
 //                                             // waiting, measuring); 0 = as many as keep the GPU busy,
 //                                             // from the measured compile and measurement times
