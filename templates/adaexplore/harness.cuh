@@ -182,6 +182,12 @@ struct CachedBuffer {
   int kind = 0;  // 0 input, 1 inout, 2 output
   std::mt19937_64 rng_before, rng_after;
   std::shared_ptr<void> host, device, pristine;
+  /// launch_checksum of `pristine` when it was made (inputs and inout buffers): checked before a
+  /// later configuration reuses the buffer, since a kernel that writes outside its own buffers
+  /// without faulting can reach a pristine copy, which would then corrupt every later
+  /// configuration's inputs. A changed one drops this entry and the later ones (made afresh) and
+  /// is said in the record (ResultRecord::damaged).
+  unsigned long long checksum = 0;
 };
 /// The cache, one per loaded benchmark module (its entries live as long as the runner keeps it).
 ADAEXPLORE_FN std::vector<CachedBuffer>& buffer_cache();
@@ -546,7 +552,8 @@ class Benchmark {
     auto& cache = detail::buffer_cache();
     if (cached && ordinal < cache.size()) {
       detail::CachedBuffer& e = cache[ordinal];
-      if (e.type == typeid(T).name() && e.n == n && e.kind == kind && e.rng_before == rng_) {
+      if (e.type == typeid(T).name() && e.n == n && e.kind == kind && e.rng_before == rng_ &&
+          pristine_intact(e, ordinal, n * sizeof(T))) {
         b.host_ = std::static_pointer_cast<std::vector<T>>(e.host);
         b.shared_ = true;
         b.device_ = std::static_pointer_cast<T>(e.device);
@@ -579,9 +586,35 @@ class Benchmark {
     if (cached) {
       if (cache.size() > ordinal) cache.resize(ordinal);
       cache.push_back({typeid(T).name(), n, kind, before, rng_, b.host_, b.device_, b.pristine_});
+      if (kind != 2 && n) cache.back().checksum = device_checksum(b.pristine_.get(), n * sizeof(T));
       b.shared_ = true;
     }
     return b;
+  }
+  // launch_checksum of `bytes` device bytes at `p` (synchronized).
+  unsigned long long device_checksum(const void* p, std::size_t bytes) {
+    unsigned long long sum = 0;
+    auto device_sum = allocate<unsigned long long>(1, "checksum");
+    check(cudaMemsetAsync(device_sum.get(), 0, sizeof sum, stream_), "cudaMemsetAsync(checksum)");
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((bytes / 8 + 255) / 256 + 1, 1024));
+    check(detail::launch_checksum<0>(p, bytes, device_sum.get(), blocks, stream_), "checksum kernel launch");
+    check(cudaMemcpyAsync(&sum, device_sum.get(), sizeof sum, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(checksum)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(checksum)");
+    return sum;
+  }
+  // Whether cache entry `e` (the `ordinal`-th buffer) may be served: an output, or an input or
+  // inout buffer whose pristine copy has the checksum it was made with. When it has not, says so
+  // in the record (the configuration measured before this one on this runner wrote outside its
+  // buffers); the caller then drops the entry and the later ones and makes the buffer afresh.
+  bool pristine_intact(const detail::CachedBuffer& e, std::size_t ordinal, std::size_t bytes) {
+    if (e.kind == 2 || bytes == 0 || !e.pristine) return true;
+    if (device_checksum(e.pristine.get(), bytes) == e.checksum) return true;
+    record_.damaged.push_back(std::string(e.kind == 1 ? "inout" : "input") + " #" + std::to_string(ordinal) + " (" +
+                              std::to_string(e.n) + " elements of " + e.type +
+                              "): its pristine device copy changed since it was made: a configuration measured "
+                              "before this one on this runner wrote outside its buffers without faulting; the "
+                              "cached buffers from this one on were dropped and made afresh");
+    return false;
   }
   void prepare_run(bool poison);
   void launch_checked(const std::function<void(cudaStream_t)>& launch);

@@ -408,5 +408,57 @@ TEST_F(KernelUnitCompileTest, EveryStatusThroughTheKernelUnitInOneRunnerOnAGpu) 
   EXPECT_EQ(program.runner_starts(), 2u);  // the sticky error cost one restart
 }
 
+// The pristine device copies of the inputs live as long as the runner (the kernel unit): a kernel
+// that writes outside its buffers without faulting could reach one and hand every later
+// configuration damaged inputs (a correct configuration then a wrong_result). MODE 5 launches the
+// kernel a second time with the input's pristine copy as its output (a write past its buffers that
+// happens to land there): its own result is right; the next configuration finds the copy's
+// checksum changed, says so in the record (device_memory.damaged) and makes its buffers afresh, so
+// it is ok. GPU only (tools/device-run.sh gputest).
+TEST_F(KernelUnitCompileTest, APristineCopyAKernelOverwroteIsNoticedAndItsBuffersMadeAfresh) {
+  const DeviceInfo device = query_device();
+  if (!device.present) GTEST_SKIP() << "no GPU: " << device.reason;
+  std::string bench = kBenchmark;
+  const std::string run = "  return bench.run(";
+  ASSERT_NE(bench.find(run), std::string::npos);
+  bench.replace(bench.find(run), run.size(), R"(  if (mode == 5) {  // a write outside its buffers, into the input's pristine copy
+    twice.launch(dim3((n + 255) / 256), block, 0, nullptr, input,
+                 static_cast<float*>(adaexplore::detail::buffer_cache().at(0).pristine.get()), n);
+    (void)cudaDeviceSynchronize();
+  }
+  return bench.run()");
+  std::ofstream(dir_ / "twice_bench.cu") << bench;
+  nlohmann::json j = {{"name", "twice"},
+                      {"backend", "cuda"},
+                      {"template", "twice.cuh.in"},
+                      {"benchmark", "twice_bench.cu"},
+                      {"parameters", {{{"name", "MODE"}, {"values", {0, 5}}}}},
+                      {"compiler", {{"path", nvcc_}}},
+                      {"work_dir", "damage.work"},
+                      {"run", {{"timeout_s", 60}, {"args", {"--adaexplore-measure-ms", "20"}}}}};
+  const Spec s = parse_spec(j, dir_ / "spec.json");
+  auto backend = make_cuda_backend(s, device);
+  auto evaluate = [&](int m) {
+    Prepared p = backend->prepare(s.space.config_from_texts({{"MODE", std::to_string(m)}}));
+    if (p.failure) return *p.failure;
+    return backend->measure(p);
+  };
+  const Outcome first = evaluate(0);
+  ASSERT_EQ(first.status, Status::ok) << first.message;
+  const Outcome writer = evaluate(5);
+  ASSERT_EQ(writer.status, Status::ok) << writer.message;  // its own output is right
+  EXPECT_FALSE(writer.extra.value("device_memory", nlohmann::json::object()).contains("damaged")) << writer.extra.dump();
+  fs::remove_all(dir_ / "damage.work" / "evals");
+  const Outcome after = evaluate(0);
+  ASSERT_EQ(after.status, Status::ok) << after.message;  // before 2026-12-05: wrong_result (inputs 2 x in)
+  ASSERT_TRUE(after.extra.contains("device_memory")) << after.extra.dump();
+  const nlohmann::json damaged = after.extra["device_memory"].value("damaged", nlohmann::json::array());
+  ASSERT_EQ(damaged.size(), 1u) << after.extra.dump();
+  EXPECT_NE(damaged[0].get<std::string>().find("input #0 (1048576 elements of "), std::string::npos) << damaged;
+  EXPECT_NE(damaged[0].get<std::string>().find("its pristine device copy changed"), std::string::npos) << damaged;
+  const Outcome again = evaluate(5);  // the fresh copies: checked, served, fine
+  EXPECT_EQ(again.status, Status::ok) << again.message;
+}
+
 }  // namespace
 }  // namespace adaexplore

@@ -98,6 +98,21 @@ TEST_F(ProgramOutcomeTest, ARecordInLatin1IsReadAsValidText) {
   EXPECT_NO_THROW(nlohmann::json(o.message).dump());
 }
 
+// The harness's note that a cached input's pristine copy was overwritten reaches the outcome.
+TEST_F(ProgramOutcomeTest, DamagedPristineCopiesReachExtra) {
+  ResultRecord r;
+  r.time = TimeStats::of({1.0, 2.0, 3.0});
+  r.reused_bytes = 1024;
+  r.damaged = {"input #0 (16 elements of f): its pristine device copy changed since it was made"};
+  const Outcome o = outcome_of(to_json(r), true);
+  ASSERT_EQ(o.status, Status::ok) << o.message;
+  EXPECT_EQ(o.extra["device_memory"]["damaged"], nlohmann::json::array({r.damaged[0]})) << o.extra.dump();
+  ResultRecord clean;
+  clean.time = TimeStats::of({1.0});
+  clean.reused_bytes = 8;
+  EXPECT_EQ(to_json(clean).find("damaged"), std::string::npos);
+}
+
 TEST_F(ProgramOutcomeTest, OkRecordKeepsTheKernelsOccupancyInExtra) {
   ResultRecord r;
   r.time = TimeStats::of({1.0, 2.0, 3.0});

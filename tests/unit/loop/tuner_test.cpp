@@ -1164,6 +1164,35 @@ TEST(Tuner, SameTimingGateWarnsOnceWhenEveryConfigurationTimesTheSame) {
   EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 1) << printed;  // once, not per evaluation
 }
 
+// The harness found a pristine input copy overwritten (extra.device_memory.damaged, harness.cuh):
+// the tuning warns as it happens, naming the configuration; the outcome itself stands.
+class DamagedInputsBackend : public FakeBackend {
+ public:
+  Outcome measure(Prepared& p) override {
+    Outcome o = FakeBackend::measure(p);
+    if (p.config == Config{5, 5})
+      o.extra["device_memory"] = {{"reused_bytes", 8},
+                                  {"damaged", {"input #0 (16 elements of f): its pristine device copy changed"}}};
+    return o;
+  }
+};
+
+TEST(Tuner, PristineInputsAConfigurationOverwroteAreWarnedOf) {
+  const Space s = space();
+  DamagedInputsBackend backend;
+  ListStrategy strategy({{1, 1}, {5, 5}, {2, 3}});
+  std::ostringstream warnings;
+  TuneOptions o = options(4);
+  o.kernel = "gemm";
+  o.warnings = &warnings;
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, o, nullptr);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].rfind("X=5,Y=5: input #0 (16 elements of f): its pristine device copy changed", 0), 0u)
+      << r.warnings[0];
+  EXPECT_NE(warnings.str().find("[adaexplore] gemm: warning: X=5,Y=5: input #0"), std::string::npos) << warnings.str();
+  EXPECT_TRUE(r.best);
+}
+
 TEST(Tuner, DifferentTimesRaiseNoWarningAndTheStageSummaryCoversNewEvaluationsOnly) {
   const Space s = space();
   std::vector<Outcome> previous;  // resumed: their stage times are not this tuning's

@@ -41,6 +41,7 @@ void Recorder::record(const Outcome& o, bool fresh) {
   ++report_.new_evaluations;
   fresh_.push_back(o);
   if (is_success(o.status)) check_same_timing();
+  warn_damaged_inputs(o);
   if (!writer_) return;
   if (setup_in_doubt()) {
     held_.push_back(o);
@@ -101,6 +102,23 @@ void Recorder::classify_slow(Outcome& o) const {
                          {"p_value", e.p_value},
                          {"median_ratio", e.median_ratio},
                          {"baseline_median_ms", e.baseline_median_ms}};
+}
+
+// The harness found the kernel unit's pristine input copies changed when this outcome's
+// configuration was to reuse them (extra.device_memory.damaged; harness.cuh Benchmark::made): a
+// configuration measured before it on the same GPU wrote outside its buffers without faulting. Its
+// buffers were made afresh, so this outcome stands; the writer's may not. Warned as it happens.
+void Recorder::warn_damaged_inputs(const Outcome& o) {
+  const auto memory = o.extra.find("device_memory");
+  if (memory == o.extra.end() || !memory->is_object() || !memory->contains("damaged")) return;
+  for (const auto& d : (*memory)["damaged"]) {
+    const std::string warning = o.label + ": " + (d.is_string() ? d.get<std::string>() : d.dump()) +
+                                " (the configuration measured just before it on that GPU is the likely writer; its "
+                                "own outcome may hide the fault)";
+    report_.warnings.push_back(warning);
+    if (options_.warnings)
+      *options_.warnings << "[adaexplore] " << options_.kernel << ": warning: " << warning << std::endl;
+  }
 }
 
 // The same-timing gate (stage_summary.hpp), warned once per tuning.

@@ -61,6 +61,7 @@ class Recorder {
   void adopt_baseline();
   void classify_slow(Outcome& o) const;
   void check_same_timing();
+  void warn_damaged_inputs(const Outcome& o);
 
   Backend& backend_;
   Strategy& strategy_;
