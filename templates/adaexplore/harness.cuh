@@ -57,6 +57,20 @@
 
 #include <cuda_runtime.h>
 
+// The CUDA runtime this benchmark is compiled against, 1000 x major + 10 x minor (12040 for 12.4).
+// The harness needs 12.0 (cudaLibrary_t, cudaKernel_t); the kernel unit's Benchmark::kernel() and
+// its argument check need 12.4 (cudaLibraryGetKernelCount, cudaLibraryEnumerateKernels,
+// cudaFuncGetName, cudaFuncGetParamInfo): compiled against 12.0 to 12.3 they fail at run time
+// saying so, and a whole-program benchmark (<<<>>>) works. The tuner picks the whole program for
+// COMPILE_UNIT AUTO with an nvcc before 12.4 (kernel_unit.hpp). Set by the tests to check that
+// nothing newer is used below it.
+#ifndef ADAEXPLORE_CUDART_VERSION
+#define ADAEXPLORE_CUDART_VERSION CUDART_VERSION
+#endif
+#if ADAEXPLORE_CUDART_VERSION < 12000
+#error "AdaExplore's CUDA harness needs CUDA 12.0 or newer (cudaLibrary_t, cudaKernel_t)"
+#endif
+
 #if defined(__linux__)
 #include <dlfcn.h>
 #endif
@@ -494,7 +508,7 @@ class Benchmark {
   // The runtime's name for the kernel (cudaFuncGetName, CUDA 12.4 and newer), else the C++ type.
   template <class Kernel>
   std::string kernel_name(const void* func) {
-#if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
+#if ADAEXPLORE_CUDART_VERSION >= 12040
     const char* text = nullptr;
     if (cudaFuncGetName(&text, func) == cudaSuccess && text && *text) return text;
     (void)cudaGetLastError();  // a label only: fall back to the type's name
@@ -887,6 +901,14 @@ ADAEXPLORE_FN void Benchmark::load_library() {
 }
 
 ADAEXPLORE_FN Kernel Benchmark::kernel(const std::string& name) {
+#if ADAEXPLORE_CUDART_VERSION < 12040
+  fail("launch_error", "",
+       "Benchmark::kernel(\"" + name + "\") needs CUDA 12.4 or newer (cudaLibraryEnumerateKernels, cudaFuncGetName); "
+       "this benchmark was compiled against CUDA " + std::to_string(ADAEXPLORE_CUDART_VERSION / 1000) + "." +
+           std::to_string(ADAEXPLORE_CUDART_VERSION % 1000 / 10) +
+           ": tune it as the whole program (compiler.unit \"program\", COMPILE_UNIT PROGRAM, <<<>>> under "
+           "#ifndef ADAEXPLORE_KERNEL_UNIT) or with a newer toolkit");
+#else
   load_library();
   unsigned count = 0;
   check(cudaLibraryGetKernelCount(&count, library_), "cudaLibraryGetKernelCount");
@@ -913,6 +935,7 @@ ADAEXPLORE_FN Kernel Benchmark::kernel(const std::string& name) {
              "); name one by its full or mangled name, and make the template instantiate it (a launch of it in "
              "the template's code does)");
   return found.front();
+#endif
 }
 
 ADAEXPLORE_FN const std::string& Benchmark::param_text(const std::string& name) {
@@ -974,6 +997,9 @@ ADAEXPLORE_FN long long Benchmark::exported(const std::string& name) {
 }
 
 ADAEXPLORE_FN void Kernel::check_arguments(const std::size_t* sizes, std::size_t count) const {
+#if ADAEXPLORE_CUDART_VERSION < 12040  // no Kernel exists: Benchmark::kernel() fails before 12.4
+  (void)sizes, (void)count;
+#else
   for (std::size_t i = 0; i <= count; ++i) {
     std::size_t offset = 0, size = 0;
     const cudaError_t e = cudaFuncGetParamInfo(function(), i, &offset, &size);
@@ -999,6 +1025,7 @@ ADAEXPLORE_FN void Kernel::check_arguments(const std::size_t* sizes, std::size_t
                        " bytes, the kernel's parameter " + std::to_string(size) +
                        "; pass exactly the kernel's parameter types");
   }
+#endif
   checked_ = true;
 }
 

@@ -77,6 +77,59 @@ TEST_F(KernelUnitSpecTest, AutoChoosesTheWholeProgramWhenTheBenchmarkIncludesThe
   EXPECT_FALSE(choose_compile_unit(spec("split.cu", "auto", "host"), "k.cuh", false).kernel);
 }
 
+// nvcc before 12.4 lacks the kernel unit's runtime API (harness.cuh): AUTO compiles the whole
+// program saying why, and an explicit "kernel" is refused naming the release.
+TEST_F(KernelUnitSpecTest, AToolkitBefore12Point4GetsTheWholeProgram) {
+  const std::string nvcc123 = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.3, V12.3.107\n";
+  const std::string problem = kernel_unit_toolkit_problem(nvcc123);
+  EXPECT_EQ(problem.rfind("nvcc release 12.3 (the kernel unit needs CUDA 12.4 or newer", 0), 0u) << problem;
+  EXPECT_NE(kernel_unit_toolkit_problem("Cuda compilation tools, release 11.8, V11.8.89"), "");
+  EXPECT_EQ(kernel_unit_toolkit_problem("Cuda compilation tools, release 12.4, V12.4.131"), "");
+  EXPECT_EQ(kernel_unit_toolkit_problem("Cuda compilation tools, release 13.0, V13.0.88"), "");
+  EXPECT_EQ(kernel_unit_toolkit_problem("clang version 17.0.6"), "");
+  const CompileUnit old = choose_compile_unit(spec("split.cu", "auto"), "k.cuh", true, problem);
+  EXPECT_FALSE(old.kernel);
+  EXPECT_NE(old.reason.find("the whole benchmark per configuration: nvcc release 12.3"), std::string::npos) << old.reason;
+  try {
+    choose_compile_unit(spec("split.cu", "kernel"), "k.cuh", true, problem);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("compiler.unit \"kernel\": nvcc release 12.3"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(choose_compile_unit(spec("split.cu", "program"), "k.cuh", true, problem).kernel);
+}
+
+// Compiled against CUDA 12.0 to 12.3 the harness uses nothing newer: a benchmark that calls
+// Benchmark::kernel() compiles (and fails at run time saying so) with the 12.4 functions poisoned.
+// The same source against 12.4 uses them (the check can fail). The CUDA headers are needed.
+TEST(HarnessCudaVersion, BeforeTwelvePointFourTheHarnessUsesNoNewerFunction) {
+  const std::filesystem::path include = "/usr/local/cuda/include";
+  if (!std::filesystem::exists(include / "cuda_runtime.h")) GTEST_SKIP() << "no CUDA headers in " << include;
+  const std::filesystem::path dir = test::fresh_test_directory("harness-version");
+  std::ofstream(dir / "old.cpp") << R"(#include <cuda_runtime.h>
+#pragma GCC poison cudaLibraryGetKernelCount cudaLibraryEnumerateKernels cudaFuncGetName cudaFuncGetParamInfo
+#include <adaexplore/harness.cuh>
+int main(int argc, char** argv) {
+  adaexplore::Benchmark bench(argc, argv);
+  auto out = bench.output<float>(16);
+  const adaexplore::Kernel k = bench.kernel("twice");
+  return bench.run([&](cudaStream_t s) { k.launch(dim3(1), dim3(16), 0, s, out.get()); },
+                   [&] { return adaexplore::Verification{}; });
+}
+)";
+  auto compile = [&](const std::string& version) {
+    return run_process({"c++", "-std=c++17", "-x", "c++", "-fsyntax-only", "-DADAEXPLORE_HARNESS_BODIES=1",
+                        "-DADAEXPLORE_CUDART_VERSION=" + version, "-I" + std::string(ADAEXPLORE_SOURCE_DIR) + "/templates",
+                        "-I" + include.string(), (dir / "old.cpp").string()});
+  };
+  const ProcessResult old = compile("12030");
+  EXPECT_TRUE(old.ok()) << old.err;
+  const ProcessResult current = compile("12040");
+  EXPECT_FALSE(current.ok());
+  EXPECT_NE(current.err.find("poisoned"), std::string::npos) << current.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(KernelUnitSpecTest, AKernelUnitOnTheHostBackendOrAnUnknownUnitIsAClearError) {
   try {
     choose_compile_unit(spec("split.cu", "kernel", "host"), "k.cuh", false);

@@ -58,7 +58,19 @@ bool includes_file(const std::string& source, const std::string& file) {
   return false;
 }
 
-CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit) {
+std::string kernel_unit_toolkit_problem(const std::string& version_output) {
+  static const std::regex release(R"(release ([0-9]+)\.([0-9]+))");
+  std::smatch m;
+  if (!std::regex_search(version_output, m, release)) return "";
+  const int major = std::stoi(m[1].str()), minor = std::stoi(m[2].str());
+  if (major > 12 || (major == 12 && minor >= 4)) return "";
+  return "nvcc release " + m[1].str() + "." + m[2].str() +
+         " (the kernel unit needs CUDA 12.4 or newer: cudaLibraryEnumerateKernels, cudaFuncGetName, "
+         "cudaFuncGetParamInfo)";
+}
+
+CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit,
+                                const std::string& toolkit_problem) {
   const std::string& unit = spec.compiler.unit;
   if (unit == "program") return {false, "the whole benchmark per configuration (compiler.unit \"program\")"};
   if (!backend_has_kernel_unit) {
@@ -66,6 +78,12 @@ CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_na
       throw std::runtime_error(spec.file.string() + ": compiler.unit \"kernel\": the " + spec.backend +
                                " backend has no kernel unit (cuda only); use \"program\" or \"auto\"");
     return {false, "the whole benchmark per configuration (the " + spec.backend + " backend has no kernel unit)"};
+  }
+  if (!toolkit_problem.empty()) {
+    if (unit == "kernel")
+      throw std::runtime_error(spec.file.string() + ": compiler.unit \"kernel\": " + toolkit_problem +
+                               "; use \"program\" (COMPILE_UNIT PROGRAM) or a newer toolkit");
+    return {false, "the whole benchmark per configuration: " + toolkit_problem + " (compiler.unit \"auto\")"};
   }
   if (unit == "kernel")
     return {true, "the kernel unit: the template's device code alone per configuration (compiler.unit \"kernel\")"};

@@ -158,7 +158,8 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     const ProcessResult host_version = run_process({host, "--version"}, options);
     toolchain_identity_ += "host compiler " + host + ": " + host_version.out + host_version.err + '\n';
   }
-  unit_ = choose_compile_unit(spec_, rendered_name(spec_.template_path), kernel_unit_capable);
+  unit_ = choose_compile_unit(spec_, rendered_name(spec_.template_path), kernel_unit_capable,
+                              kernel_unit_capable ? kernel_unit_toolkit_problem(version_output_) : "");
   if (unit_.kernel) {
     // The toolkit's and the system's headers are covered by the compiler's identity in the key.
     cache_ = std::make_unique<CompileCache>(harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
