@@ -36,6 +36,18 @@ TEST(KernelUnit, IncludesFileMatchesIncludeLinesByNameOrTrailingPath) {
   EXPECT_TRUE(includes_file("#ifndef ADAEXPLORE_KERNEL_UNIT\n#else\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
   EXPECT_TRUE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
   EXPECT_TRUE(includes_file("#ifndef SOMETHING_ELSE\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  // The #else of #ifdef ADAEXPLORE_KERNEL_UNIT is compiled without it (before 2026-12-05 AUTO read
+  // this include as the kernel unit's and compiled the whole program per configuration).
+  EXPECT_FALSE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\nauto k = bench.kernel(\"x\");\n#else\n#include \"gemm.cuh\"\n#endif\n",
+                             "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#if defined(ADAEXPLORE_KERNEL_UNIT)\n#elif FOO\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#if ADAEXPLORE_KERNEL_UNIT // the unit\n#else\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#if !ADAEXPLORE_KERNEL_UNIT && FOO\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\n#else\n#ifdef FOO\n#include \"gemm.cuh\"\n#endif\n#endif\n",
+                             "gemm.cuh"));  // nested
+  EXPECT_TRUE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\n#else\n#endif\n#include \"gemm.cuh\"\n", "gemm.cuh"));
+  EXPECT_TRUE(includes_file("#if defined(ADAEXPLORE_KERNEL_UNIT) || FOO\n#else\n#endif\n#if FOO\n#else\n#include \"gemm.cuh\"\n#endif\n",
+                            "gemm.cuh"));  // neither condition says the unit alone
 }
 
 TEST(KernelUnit, DependencyFileParsesContinuationsAndEscapedSpaces) {

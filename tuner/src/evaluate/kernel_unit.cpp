@@ -20,36 +20,63 @@ namespace adaexplore {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// What an #if's first branch says of the kernel unit: compiled only with it (#ifdef
+// ADAEXPLORE_KERNEL_UNIT, #if defined(ADAEXPLORE_KERNEL_UNIT), #if ADAEXPLORE_KERNEL_UNIT, and
+// those && more), only without it (#ifndef, #if !defined(...), #if !ADAEXPLORE_KERNEL_UNIT, and
+// those && more), or neither (any other condition).
+enum class UnitBranch { neither, with_unit, without_unit };
+
+UnitBranch first_branch(const std::string& directive, const std::string& condition) {
+  static const std::regex unit(R"(^\s*(defined\s*\(\s*ADAEXPLORE_KERNEL_UNIT\s*\)|defined\s+ADAEXPLORE_KERNEL_UNIT\b|ADAEXPLORE_KERNEL_UNIT\b)\s*(&&.*)?$)");
+  static const std::regex not_unit(R"(^\s*!\s*(defined\s*\(\s*ADAEXPLORE_KERNEL_UNIT\s*\)|defined\s+ADAEXPLORE_KERNEL_UNIT\b|ADAEXPLORE_KERNEL_UNIT\b)\s*(&&.*)?$)");
+  static const std::regex name(R"(^\s*ADAEXPLORE_KERNEL_UNIT\b\s*(//.*|/\*.*)?$)");
+  std::string text = condition;
+  if (const auto comment = text.find("//"); comment != std::string::npos) text.erase(comment);
+  if (directive == "ifdef") return std::regex_search(text, name) ? UnitBranch::with_unit : UnitBranch::neither;
+  if (directive == "ifndef") return std::regex_search(text, name) ? UnitBranch::without_unit : UnitBranch::neither;
+  if (std::regex_search(text, not_unit)) return UnitBranch::without_unit;
+  if (std::regex_search(text, unit)) return UnitBranch::with_unit;
+  return UnitBranch::neither;
+}
+
+}  // namespace
+
 bool includes_file(const std::string& source, const std::string& file) {
   static const std::regex include(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
   static const std::regex opens(R"(^\s*#\s*(if|ifdef|ifndef)\b(.*))");
   static const std::regex closes(R"(^\s*#\s*endif\b)");
   static const std::regex turns(R"(^\s*#\s*(else|elif)\b)");
-  static const std::regex without_unit(R"(^\s*(ADAEXPLORE_KERNEL_UNIT\b|!\s*defined\s*\(?\s*ADAEXPLORE_KERNEL_UNIT\b))");
-  // Each open #if: whether its current branch is compiled only without the kernel unit.
-  std::vector<bool> guarded;
+  // Each open #if: what its first branch says, and whether its current branch is a later one
+  // (#else or #elif: compiled only where the first branch is not, so an #ifdef's #else only
+  // without the kernel unit, an #ifndef's only with it).
+  struct Open {
+    UnitBranch kind;
+    bool later;
+    bool without_unit() const {
+      return later ? kind == UnitBranch::with_unit : kind == UnitBranch::without_unit;
+    }
+  };
+  std::vector<Open> open;
   std::istringstream in(source);
   std::string line;
   while (std::getline(in, line)) {
     std::smatch m;
     if (std::regex_search(line, m, opens)) {
-      const std::string condition = m[2].str();
-      guarded.push_back((m[1] == "ifndef" && std::regex_search(condition, without_unit) &&
-                         condition.find('!') == std::string::npos) ||
-                        (m[1] == "if" && condition.find("!") != std::string::npos &&
-                         std::regex_search(condition, without_unit)));
+      open.push_back({first_branch(m[1].str(), m[2].str()), false});
       continue;
     }
     if (std::regex_search(line, closes)) {
-      if (!guarded.empty()) guarded.pop_back();
+      if (!open.empty()) open.pop_back();
       continue;
     }
     if (std::regex_search(line, turns)) {
-      if (!guarded.empty()) guarded.back() = false;
+      if (!open.empty()) open.back().later = true;
       continue;
     }
     if (!std::regex_search(line, m, include)) continue;
-    if (std::find(guarded.begin(), guarded.end(), true) != guarded.end()) continue;  // for "program" only
+    if (std::any_of(open.begin(), open.end(), [](const Open& o) { return o.without_unit(); })) continue;  // "program" only
     const std::string named = m[1].str();
     if (named == file || (named.size() > file.size() && named.compare(named.size() - file.size(), file.size(), file) == 0 &&
                           named[named.size() - file.size() - 1] == '/'))

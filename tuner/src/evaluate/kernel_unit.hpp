@@ -46,10 +46,13 @@ CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_na
 std::string kernel_unit_toolkit_problem(const std::string& version_output);
 
 /// Whether `source` has an #include line naming `file` ("file", <file>, or a path ending in /file),
-/// leaving out those compiled only without the kernel unit: inside `#ifndef ADAEXPLORE_KERNEL_UNIT`
-/// or `#if !defined(ADAEXPLORE_KERNEL_UNIT)` (up to its #else, #elif or #endif). The benchmark of
-/// the kernel unit is compiled with -DADAEXPLORE_KERNEL_UNIT=1, so a benchmark written for both
-/// units includes the rendered template under such a guard.
+/// leaving out those compiled only without the kernel unit: in the first branch of `#ifndef
+/// ADAEXPLORE_KERNEL_UNIT`, `#if !defined(ADAEXPLORE_KERNEL_UNIT)` or `#if !ADAEXPLORE_KERNEL_UNIT`
+/// (up to its #else, #elif or #endif), and in the #else or #elif branches of `#ifdef
+/// ADAEXPLORE_KERNEL_UNIT`, `#if defined(ADAEXPLORE_KERNEL_UNIT)` or `#if ADAEXPLORE_KERNEL_UNIT`
+/// (a condition `&& more` counts the same), at any depth. The benchmark of the kernel unit is
+/// compiled with -DADAEXPLORE_KERNEL_UNIT=1, so a benchmark written for both units includes the
+/// rendered template under such a guard.
 bool includes_file(const std::string& source, const std::string& file);
 
 /// kernel.cu's text: the rendered template, included by name.
