@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -233,6 +235,47 @@ TEST_F(Database, RetuneSetsTheFileAsideAndNeverOverwritesAnEarlierAside) {
   EXPECT_EQ(lines_of(first).size(), 2u);
   EXPECT_EQ(lines_of(second)[1]["config"]["X"], 2);
   EXPECT_TRUE(stored_keys(dir_, "gemm").empty());  // set-aside files are not keys
+}
+
+// set_aside_if reads, judges and renames under one lock (before 2026-12-05 `tune` read a file of a
+// broken setup's failures, then set it aside under a lock of its own: a record another tuning
+// appended in between went aside with them, unjudged). A writer appending meanwhile waits, and its
+// record starts the file anew instead of landing in the one set aside.
+TEST_F(Database, SetAsideIfJudgesAndRenamesUnderOneLock) {
+  const Space s = space();
+  const fs::path file = database_file(dir_, "k", content_hash("k"));
+  const ResultsHeader h = header("k", content_hash("k"), "GPU", "9.0", "2024-01-01T00:00:00Z");
+  write_results(file, h, {record(1, 1, "compile_error", std::nullopt)});
+  std::atomic<bool> appended{false};
+  std::thread writer;
+  const fs::path aside = set_aside_if(file, [&](const RawResults& raw) -> std::string {
+    EXPECT_EQ(raw.records.size(), 1u);
+    writer = std::thread([&] {  // another tuning of the key, appending a success
+      ResultsWriter w(file, h, s);
+      Outcome o;
+      o.config = s.config_from_texts({{"X", "2"}, {"Y", "2"}});
+      o.label = s.label(o.config);
+      o.status = Status::ok;
+      o.objective = 1.0;
+      w.append(o);
+      appended = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_FALSE(appended) << "the writer appended while the file was being judged";
+    return "setup-error";
+  });
+  writer.join();
+  ASSERT_FALSE(aside.empty());
+  EXPECT_EQ(aside.string().rfind(file.string() + ".setup-error-", 0), 0u) << aside;
+  EXPECT_EQ(lines_of(aside).size(), 2u);  // the header and the failure judged, nothing else
+  const auto now = lines_of(file);
+  ASSERT_EQ(now.size(), 2u);  // a new file: the header and the writer's success
+  EXPECT_EQ(now[1]["status"], "ok");
+  // Kept when `decide` says so; nothing for a file that is not there (and no lock file made).
+  EXPECT_TRUE(set_aside_if(file, [](const RawResults&) { return std::string(); }).empty());
+  EXPECT_TRUE(fs::exists(file));
+  EXPECT_TRUE(set_aside_if(dir_ / "k" / "none.jsonl", [](const RawResults&) { return std::string("x"); }).empty());
+  EXPECT_FALSE(fs::exists(dir_ / "k" / "none.jsonl.lock"));
 }
 
 // Two writers in two threads of one process append to one file: every record kept, one header,

@@ -93,14 +93,17 @@ std::filesystem::path default_path(const Spec& spec, const std::string& given, c
 
 // Without --database: a results file with another key (or any, with --fresh) is moved aside as
 // "<file>.<its key's first 12 hex>-<UTC time>" (set_aside: never replaces an earlier one).
+// Read and renamed under one lock (set_aside_if).
 void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec, const std::string& key, bool fresh) {
-  if (!std::filesystem::exists(path)) return;
-  const RawResults file = read_raw_results(path);
-  if (!fresh && file.header.key == key) return;
-  const auto aside = set_aside(path, file.header.key.empty() ? "old" : file.header.key.substr(0, 12));
-  if (aside.empty()) return;  // moved meanwhile
+  std::string theirs;
+  const auto aside = set_aside_if(path, [&](const RawResults& file) -> std::string {
+    theirs = file.header.key;
+    if (!fresh && file.header.key == key) return "";
+    return file.header.key.empty() ? "old" : file.header.key.substr(0, 12);
+  });
+  if (aside.empty()) return;  // none, this key's, or moved meanwhile
   std::cerr << "[adaexplore] " << spec.name << ": " << (fresh ? "--fresh given" : "spec, sources or device changed (key " +
-                                                                  file.header.key + " -> " + key + ")")
+                                                                  theirs + " -> " + key + ")")
             << "; earlier results kept in " << aside.string() << "\n";
 }
 
@@ -108,11 +111,15 @@ void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec
 // setup_failures_only; written by a tuner that kept them): they are not configuration outcomes,
 // and resumed they would be the defaults' outcome and every one's. Moved aside (kept) as
 // "<file>.setup-error-<UTC time>"; the tuning starts the key afresh.
+// The check and the rename hold the file's lock throughout (set_aside_if): another tuning of the
+// key appending a success in between is never set aside with them.
 void set_aside_setup_failures(const std::filesystem::path& path, const Spec& spec, const std::string& key) {
-  if (!std::filesystem::exists(path) || std::filesystem::file_size(path) == 0) return;
-  const ResultsFile file = read_results(path, spec.space);
-  if (file.header.key != key || !setup_failures_only(file.outcomes, TuneOptions().setup_failure_window)) return;
-  const auto aside = set_aside(path, "setup-error");
+  ResultsFile file;
+  const auto aside = set_aside_if(path, [&](const RawResults& raw) -> std::string {
+    if (raw.header.key != key) return "";
+    file = results_from_raw(raw, path, spec.space);
+    return setup_failures_only(file.outcomes, TuneOptions().setup_failure_window) ? "setup-error" : "";
+  });
   if (aside.empty()) return;
   std::cerr << "[adaexplore] " << spec.name << ": " << path.string() << " holds only the " << file.outcomes.size()
             << " identical failures of a broken setup (" << to_string(file.outcomes.front().status)
