@@ -97,8 +97,8 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     ``DYNAMIC_SHARED_BYTES``), and the ``DEFAULTS`` and the pinned values rendered and compiled,
     once each per target architecture (``ARCH``, else every concrete entry of
     ``CUDA_ARCHITECTURES`` / ``CMAKE_CUDA_ARCHITECTURES``; none: nothing compiled), as a tuning
-    compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), all at once; nothing is
-    run. A status line says what was checked, with the ptxas report per architecture. A check that
+    compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), side by side up to ``JOBS``
+    at once; nothing is run. A status line says what was checked, with the ptxas report per architecture. A check that
     passed is not repeated while the spec, template, benchmark and pinned header are unchanged
     (``_adaexplore/kernels/<name>/check.stamp``; headers they include are not watched). The same
     check runs for every kernel that is not tuned (``DEFAULTS``, ``PINNED`` and ``CACHED`` modes,
@@ -365,7 +365,8 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     Default 0.
 
   ``JOBS <n>``
-    Parallel compiles while tuning; 0 means one per CPU the tuner may run on (its affinity mask). Default 0.
+    Parallel compiles while tuning (and in the check without a GPU); 0 means one per CPU the tuner
+    may run on (its affinity mask). Default 0.
 
   ``IN_FLIGHT <n>``
     Configurations in flight at most while tuning (queued, compiling, compiled and waiting,

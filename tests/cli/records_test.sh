@@ -22,6 +22,9 @@
 #                setup after 6 evaluations, not the whole budget, none of them recorded.
 #   broken_reference  a benchmark whose reference is wrong (every configuration that runs disagrees
 #                with it in the same way) and defaults that fail to compile for real: stopped after 6.
+#   check_jobs   `check` compiles at most the tuning's compile workers at once: --jobs 1 (and the
+#                spec's jobs 1) one compile at a time, --jobs 2 both (before 2026-12-05 every compile
+#                of a check started at once, two per --arch); counted by a compiler.launcher probe.
 # Usage: records_test.sh TUNER DATA WORK CASE
 set -uo pipefail
 TUNER=$1 DATA=$2 WORK=$3 CASE=$4
@@ -170,6 +173,49 @@ case_cpu_mask() {
     "$d/log1.txt" && pass "warned of the narrow CPU mask, with the fix" || fail "no warning of the CPU mask"
   (cd "$d" && "$TUNER" tune --spec spec.json --no-report --budget 3 --fresh > log2.txt 2>&1)
   grep -q "CPU affinity mask" "$d/log2.txt" && fail "warned without a mask" || pass "no warning without a mask"
+}
+
+case_check_jobs() {
+  command -v flock > /dev/null || { echo "ADAEXPLORE_TEST_SKIPPED: no flock (util-linux)"; exit 0; }
+  local d="$WORK/k"
+  kernel "$d"
+  # compiler.launcher: counts the compiles running at once (peaks: one line per compile started).
+  cat > "$d/probe.sh" << 'PROBE'
+#!/usr/bin/env bash
+d=$(dirname "$0")
+exec 9> "$d/probe.lock"
+flock 9; n=$(( $(cat "$d/running" 2> /dev/null || echo 0) + 1 )); echo $n > "$d/running"; echo $n >> "$d/peaks"; flock -u 9
+sleep 1
+"$@" 9>&-; rc=$?
+flock 9; echo $(( $(cat "$d/running") - 1 )) > "$d/running"; flock -u 9
+exit $rc
+PROBE
+  chmod +x "$d/probe.sh"
+  sed -i "s|\"compiler\": {|\"compiler\": {\"launcher\": [\"$d/probe.sh\"], |" "$d/spec.json"
+  grep -q probe.sh "$d/spec.json" || fail "the spec was not edited"
+  # $1: a name; the rest: check's extra arguments. Sets $most: the most compiles seen at once.
+  local most
+  peak() {
+    local name=$1; shift
+    rm -rf "$d/twice.work" "$d/peaks" "$d/running"
+    (cd "$d" && ADAEXPLORE_CACHE_DIR="$WORK/cache-$name" "$TUNER" check --spec spec.json --config BLOCK=16,OFFSET=1 "$@" \
+      > "log-$name.txt" 2>&1) || fail "$name: check exit $?: $(tail -3 "$d/log-$name.txt")"
+    local started; started=$(cat "$d/peaks" 2> /dev/null | wc -l)
+    [ "$started" = 2 ] || fail "$name: $started compiles, not 2 (the defaults and --config)"
+    most=$(sort -n "$d/peaks" 2> /dev/null | tail -1)
+  }
+  local one two spec_one
+  peak jobs1 --jobs 1; one=$most
+  [ "$one" = 1 ] && pass "--jobs 1: one compile at a time" || fail "--jobs 1: $one compiles at once"
+  grep -q "check passed: .*2 compiles, 1 at a time (--jobs)" "$d/log-jobs1.txt" && pass "--jobs 1: said" \
+    || fail "--jobs 1: the cap is not said: $(tail -1 "$d/log-jobs1.txt")"
+  peak jobs2 --jobs 2; two=$most
+  [ "$two" = 2 ] && pass "--jobs 2: both at once (the probe sees compiles at once)" || fail "--jobs 2: $two compiles at once"
+  grep -q "at a time" "$d/log-jobs2.txt" && fail "--jobs 2: a cap said where none slowed the check" || pass "--jobs 2: no cap said"
+  sed -i 's|"seed": 3,|"seed": 3, "jobs": 1,|' "$d/spec.json"
+  peak spec1; spec_one=$most
+  [ "$spec_one" = 1 ] && pass "the spec's jobs 1 (CMake's JOBS 1): one compile at a time" \
+    || fail "the spec's jobs 1: $spec_one compiles at once"
 }
 
 "case_$CASE"

@@ -6,7 +6,10 @@
 // tuning compiles them (compiler.unit; the kernel unit's benchmark too), with the ptxas report.
 // Nothing is run. The messages are those of a tuning: the same spec and template errors, the
 // compiler's first error line and the log's path.
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -31,6 +34,7 @@ struct CheckArgs {
   std::string spec, config, config_from = "--config";
   std::vector<std::string> archs;
   bool compile = true;
+  std::size_t jobs = 0;  // compiles at once; 0: the spec's jobs, else the CPUs this process may run on
 };
 
 std::string resources_text(const std::vector<KernelResources>& resources) {
@@ -93,6 +97,7 @@ Failure compile_one(Backend& backend, const Spec& spec, const Config& config, co
 
 int run_check(const CheckArgs& a) {
   Spec spec = load_spec(a.spec);  // parameters, constraints, defaults, launch expressions
+  if (a.jobs) spec.jobs = a.jobs;
   const std::string me = "adaexplore-tuner check: " + spec.name + ": ";
   check_template(read_file(spec.template_path), spec.template_path, spec.space);
   std::vector<std::string> checked = {"spec", "template placeholders and parameters",
@@ -128,8 +133,12 @@ int run_check(const CheckArgs& a) {
                         spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
       targets.clear();
     }
-    // One backend per architecture; every compile (the defaults, and --config where it differs, per
-    // architecture) runs at once, so the check takes about one compile's time where cores allow.
+    // One backend per architecture; the compiles (the defaults, and --config where it differs, per
+    // architecture) run side by side, at most the tuning's compile workers at once
+    // (Backend::parallelism: --jobs, the spec's jobs, else the CPUs this process may run on), as
+    // `tune` compiles; before 2026-12-05 every compile started at once (two per --arch). A worker
+    // that compiled a kernel unit's configuration also waits for its architecture's benchmark (one
+    // build per architecture, started with the first configuration, as in a tuning).
     struct Job {
       Backend* backend;
       ProgramBackend* program;
@@ -137,7 +146,8 @@ int run_check(const CheckArgs& a) {
       Config config;
       std::string what, where;
       int code;
-      std::future<std::pair<Failure, std::string>> result;
+      std::pair<Failure, std::string> result{};
+      std::exception_ptr error{};
     };
     std::vector<Spec> specs;
     specs.reserve(targets.size());
@@ -170,15 +180,30 @@ int run_check(const CheckArgs& a) {
         if (const auto unit = mode.find("; "); unit != std::string::npos) checked.push_back(mode.substr(unit + 2));
       }
     }
-    for (Job& j : jobs)
-      j.result = std::async(std::launch::async, [&j] {
-        std::string report;
-        Failure f = compile_one(*j.backend, *j.spec, j.config, j.what, j.where, j.code, report);
-        return std::make_pair(f, report);
-      });
+    const std::size_t cap = backends.empty() ? 1 : std::max<std::size_t>(1, backends.front()->parallelism());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::future<void>> workers;
+    for (std::size_t w = 0; w < std::min(cap, jobs.size()); ++w)
+      workers.push_back(std::async(std::launch::async, [&jobs, &next] {
+        for (std::size_t i = next++; i < jobs.size(); i = next++) {
+          Job& j = jobs[i];
+          try {
+            std::string report;
+            Failure f = compile_one(*j.backend, *j.spec, j.config, j.what, j.where, j.code, report);
+            if (j.program && j.program->kernel_unit()) (void)j.program->benchmark_build();  // waited for here
+            j.result = {f, report};
+          } catch (...) {
+            j.error = std::current_exception();
+          }
+        }
+      }));
+    for (auto& w : workers) w.get();
+    if (cap < jobs.size())  // said where it made the check slower
+      checked.push_back(std::to_string(jobs.size()) + " compiles, " + std::to_string(cap) + " at a time (--jobs)");
     std::optional<Failure> first;  // the defaults' failures before --config's, then in order
     for (Job& j : jobs) {
-      auto [f, report] = j.result.get();
+      if (j.error) std::rethrow_exception(j.error);
+      auto [f, report] = j.result;
       if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.program->kernel_unit()) {
         const auto& build = j.program->benchmark_build();
         if (!build.error.empty()) f = {kExitTuningFailed, build.error};
@@ -221,6 +246,9 @@ Command register_check_command(CLI::App& app) {
   sub->add_option("--config-from", a->config_from,
                   "where --config comes from, for messages (e.g. \"the pinned header /src/pinned/gemm.hpp\")");
   sub->add_flag("!--no-compile", a->compile, "check the spec, template and --config only; compile nothing");
+  sub->add_option("--jobs", a->jobs,
+                  "compiles at once, as tune's --jobs (default: the spec's jobs, else the CPUs this process may run "
+                  "on, its affinity mask)");
   return {sub, [a] { return run_check(*a); }};
 }
 
