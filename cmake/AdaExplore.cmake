@@ -129,6 +129,14 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     (spec, evaluations' files; the results are in ``ADAEXPLORE_DATABASE``, under
     ``<name>/``). Unique within a configure.
 
+  Names that reach the header (``<name>`` without ``NAMESPACE``, each part of ``NAMESPACE``, the
+  ``PARAMS`` and ``SIZES`` names) are refused at the call, before anything is tuned, when the
+  header could not declare them: C++ keywords (``int``, ``class``, ``and``, ``true``), macros a
+  translation unit sees (``NULL``, ``INT_MAX``, ``linux``), names reserved to the compiler (a
+  double underscore, ``_`` and a capital letter: ``__cplusplus``), ``std``, and for ``PARAMS`` and
+  ``SIZES`` the header's own names (``kTuned``, ``select``, ``Params``, ``kSm90``, ...). The list
+  is the tuner's (``tuner/src/model/reserved_names.inc``), which refuses the same names in a spec.
+
   ``TEMPLATE <file>``
     Required. The kernel source with ``${PARAM}`` placeholders (``$$`` is a literal ``$``);
     every parameter must appear in it. The tuner renders it per configuration under its name
@@ -533,9 +541,11 @@ if(NOT DEFINED _ADAEXPLORE_INSTALLED_TUNER AND EXISTS "${CMAKE_CURRENT_LIST_DIR}
   get_filename_component(_adaexplore_source_dir "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
   set(ADAEXPLORE_HARNESS_INCLUDE_DIR "${_adaexplore_source_dir}/templates")
   set_property(GLOBAL PROPERTY _ADAEXPLORE_TUNER_SOURCE_DIR "${_adaexplore_source_dir}/tuner")
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_FILE "${_adaexplore_source_dir}/tuner/src/model/reserved_names.inc")
   unset(_adaexplore_source_dir)
 elseif(DEFINED _ADAEXPLORE_INSTALLED_TUNER)
   set_property(GLOBAL PROPERTY _ADAEXPLORE_INSTALLED_TUNER "${_ADAEXPLORE_INSTALLED_TUNER}")
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_FILE "${CMAKE_CURRENT_LIST_DIR}/AdaExploreReservedNames.inc")
 else()
   message(FATAL_ERROR "AdaExplore.cmake: neither the tuner's sources (${CMAKE_CURRENT_LIST_DIR}/../tuner) "
                       "nor an installed tuner were found. Load the module through find_package(AdaExplore) "
@@ -693,6 +703,72 @@ function(_adaexplore_check_name name keywords)
   set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_KERNELS "${name}")
 endfunction()
 
+# Why `name` cannot be written into the generated header as a `use` (kernel, namespace, parameter,
+# size), as the tuner says it (tuner/src/model/identifier.cpp), or "": the list of names is the
+# tuner's own reserved_names.inc (installed beside this module as AdaExploreReservedNames.inc).
+function(_adaexplore_reserved_name out name use)
+  get_property(loaded GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_LOADED)
+  if(NOT loaded)
+    get_property(file GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_FILE)
+    if(NOT EXISTS "${file}")
+      message(FATAL_ERROR "AdaExplore.cmake: the list of reserved names ${file} is missing; reinstall AdaExplore.")
+    endif()
+    file(STRINGS "${file}" lines REGEX "^\\{\"")
+    foreach(line IN LISTS lines)
+      string(REGEX MATCHALL "\\{\"[A-Za-z0-9_]+\", k[A-Za-z]+\\}" entries "${line}")
+      foreach(entry IN LISTS entries)
+        string(REGEX REPLACE "^\\{\"([A-Za-z0-9_]+)\", k([A-Za-z]+)\\}$" "\\1;\\2" pair "${entry}")
+        list(GET pair 0 word)
+        list(GET pair 1 group)
+        set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RESERVED_${group} "${word}")
+      endforeach()
+    endforeach()
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_LOADED TRUE)
+  endif()
+  get_property(keywords GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Keyword)
+  get_property(macros GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Macro)
+  get_property(std GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Std)
+  get_property(header GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Header)
+  set(why "")
+  if(name IN_LIST keywords)
+    set(why "a C++ keyword")
+  elseif(name IN_LIST macros)
+    set(why "a macro of the C and C++ standard libraries, the compiler or the CUDA runtime")
+  elseif(name IN_LIST std)
+    set(why "the standard library's namespace, which the header names in std::size_t")
+  elseif(name IN_LIST header AND use MATCHES "^(parameter|size)$")
+    set(why "a name the generated header declares or uses itself")
+  elseif(name MATCHES "__" OR name MATCHES "^_[A-Z]")
+    set(why "reserved to the compiler and the standard library: a double underscore, or _ and a capital letter")
+  elseif(name MATCHES "^kSm[0-9]+$" AND use MATCHES "^(parameter|size)$")
+    set(why "a constant of the header for several GPUs (kSm<compute capability>)")
+  endif()
+  if(why STREQUAL "")
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  string(REGEX REPLACE "^_+" "" suggestion "${name}")
+  string(REGEX REPLACE "__+" "_" suggestion "${suggestion}")
+  string(REGEX REPLACE "_+$" "" suggestion "${suggestion}")
+  if(suggestion STREQUAL "")
+    set(suggestion name)
+  endif()
+  if(suggestion STREQUAL name OR suggestion IN_LIST keywords OR suggestion IN_LIST macros OR suggestion IN_LIST std
+     OR suggestion IN_LIST header)
+    string(APPEND suggestion "_value")
+  endif()
+  if(use STREQUAL "kernel")
+    set(fix "rename the kernel, e.g. ${suggestion}")
+  elseif(use STREQUAL "namespace")
+    set(fix "choose another namespace part, e.g. ${suggestion}")
+  elseif(use STREQUAL "parameter")
+    set(fix "rename the parameter, e.g. ${suggestion} (and its \${${name}} placeholders in the template)")
+  else()
+    set(fix "rename the size, e.g. ${suggestion}")
+  endif()
+  set(${out} "'${name}' is a C++ keyword or a name reserved in the generated header (${why}); ${fix}" PARENT_SCOPE)
+endfunction()
+
 # The form of each keyword, for messages.
 function(_adaexplore_usage out keyword)
   set(table
@@ -779,6 +855,21 @@ function(_adaexplore_check_arguments name prefix one multi)
   _adaexplore_check_value("${name}" ${prefix} BACKEND "^(cuda|host)$" "is not a backend (cuda or host)")
   _adaexplore_check_value("${name}" ${prefix} NAMESPACE "^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$"
                           "is not a C++ namespace name")
+  if(DEFINED ${prefix}_NAMESPACE)
+    string(REPLACE "::" ";" parts "${${prefix}_NAMESPACE}")
+    foreach(part IN LISTS parts)
+      _adaexplore_reserved_name(problem "${part}" namespace)
+      if(NOT problem STREQUAL "")
+        _adaexplore_fail("${name}" "NAMESPACE '${${prefix}_NAMESPACE}': ${problem}.")
+      endif()
+    endforeach()
+  else()
+    _adaexplore_reserved_name(problem "${name}" kernel)
+    if(NOT problem STREQUAL "")
+      _adaexplore_fail("${name}" "the kernel name ${problem} (it makes the namespace adaexplore::${name}), or give "
+                       "NAMESPACE <namespace>.")
+    endif()
+  endif()
   _adaexplore_check_value("${name}" ${prefix} ARCH "^(sm_)?[0-9]+[a-z]?$" "is not a CUDA architecture")
   _adaexplore_check_value("${name}" ${prefix} STRATEGY "^[A-Za-z0-9_-]+$" "is not a strategy name")
   foreach(keyword RUN_TIMEOUT COMPILE_TIMEOUT)
@@ -1009,6 +1100,10 @@ function(_adaexplore_params_json out names_out name)
       if(token IN_LIST names)
         _adaexplore_fail("${name}" "PARAMS names '${token}' twice; give each parameter once, with all its values.")
       endif()
+      _adaexplore_reserved_name(problem "${token}" parameter)
+      if(NOT problem STREQUAL "")
+        _adaexplore_fail("${name}" "PARAMS: ${problem}.")
+      endif()
       list(APPEND names "${token}")
       set(current "${token}")
       set(values "")
@@ -1179,6 +1274,10 @@ function(_adaexplore_sizes_json out name names sizes_var)
       if(dimension IN_LIST these)
         _adaexplore_fail("${name}" "SIZES '${size}' gives ${dimension} twice; give each name once per size, e.g. "
                          "${example}.")
+      endif()
+      _adaexplore_reserved_name(problem "${dimension}" size)
+      if(NOT problem STREQUAL "")
+        _adaexplore_fail("${name}" "SIZES '${size}': ${problem}.")
       endif()
       if(dimension IN_LIST names)
         string(REPLACE ";" ", " known "${names}")

@@ -1,6 +1,6 @@
 #include "emit/header.hpp"
 
-#include "model/sizes.hpp"
+#include "model/identifier.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -179,13 +179,12 @@ std::string cc_text(int cc) { return std::to_string(cc / 10) + "." + std::to_str
 
 std::string render_multi_device_header(const Space& space, const std::vector<DeviceHeaderEntry>& entries,
                                        const Config& defaults, const HeaderInfo& common) {
-  static const std::set<std::string> reserved = {"tuned", "Params", "params_for", "current_params", "kDefaults",
-                                                 "kTuned", "kComputeCapabilities", "kCompiledComputeCapability"};
   std::vector<std::string> types;
   std::string names;
   for (const auto& p : space.parameters()) {
-    if (reserved.count(p.name) || (p.name.rfind("kSm", 0) == 0))
-      throw std::invalid_argument("parameter " + p.name + " has a name the multi-device header uses itself; rename it");
+    // The spec refuses these names (identifier.hpp); a Space built otherwise is refused here.
+    if (const std::string problem = reserved_name_problem(p.name, NameUse::parameter); !problem.empty())
+      throw std::invalid_argument("parameter " + problem);
     types.push_back(member_type(p));
     names += (names.empty() ? "" : ", ") + p.name;
   }
@@ -279,17 +278,16 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
 
 std::string render_sized_header(const Space& space, const std::vector<std::string>& size_names,
                                 const std::vector<SizeHeaderEntry>& entries, const HeaderInfo& common) {
-  const std::set<std::string>& reserved = sized_header_names();
   if (entries.empty()) throw std::invalid_argument("a header of problem sizes needs at least one size");
   std::vector<std::string> types;
   for (const auto& p : space.parameters()) {
-    if (reserved.count(p.name))
-      throw std::invalid_argument("parameter " + p.name + " has a name the header of problem sizes uses itself; rename it");
+    if (const std::string problem = reserved_name_problem(p.name, NameUse::parameter); !problem.empty())
+      throw std::invalid_argument("parameter " + problem);
     types.push_back(member_type(p));
   }
   for (const auto& n : size_names)
-    if (reserved.count(n))
-      throw std::invalid_argument("size " + n + " has a name the header of problem sizes uses itself; rename it");
+    if (const std::string problem = reserved_name_problem(n, NameUse::size); !problem.empty())
+      throw std::invalid_argument("size " + problem);
   const bool tuned = common.source == "tuned";
   const std::string names = joined(size_names, ", ");
   std::vector<std::string> labels;
