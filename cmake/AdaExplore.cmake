@@ -468,7 +468,8 @@ before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a 
 Every tuning writes a report, ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>/report.html``
 (with ``SIZES``: ``report.<size>.html`` per size), and a status line names it: one
 self-contained HTML file that opens offline (``adaexplore-tuner report --help`` lists what it
-shows; its charts need Debian's ``libjs-chart.js`` where the tuner runs, its tables do not).
+shows; its charts use the machine's Chart.js, Debian's ``libjs-chart.js``, where the tuner finds
+one, else the Chart.js 3.9.1 shipped with the tuner, ``third_party/chartjs/``).
 
 ``ADAEXPLORE_PINNED_DIR``
   A folder of pinned headers ``<name>.hpp``, the pin location of kernels without

@@ -8,6 +8,7 @@
 #include "model/spec.hpp"
 #include "test_support.hpp"
 #include "store/profiles.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {
@@ -429,6 +430,33 @@ TEST_F(ReportFiles, WithoutChartJsTheReportSaysSo) {
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   }();
   EXPECT_NE(page.find("window.ADAEXPLORE_LIBRARY = null"), std::string::npos);
+}
+
+// A machine without Debian's libjs-chart.js (a GPU image: Ubuntu with the CUDA toolkit): the
+// Chart.js compiled into the tuner (third_party/chartjs/) is inlined, and the report has its charts.
+TEST_F(ReportFiles, WithoutChartJsOnTheMachineTheBundledCopyIsInlined) {
+  test::ScopedEnv env("ADAEXPLORE_CHARTJS", "");
+  const auto library = find_chart_library({}, {dir_ / "no-such-package/chart.min.js"});
+  ASSERT_TRUE(library.has_value());
+  EXPECT_EQ(library->path, fs::path(kBundledChartLibraryPath));
+  EXPECT_EQ(library->version, "3.9.1");
+  const std::string shipped = read_file(fs::path(ADAEXPLORE_SOURCE_DIR) / "third_party/chartjs/chart.umd.min.js");
+  EXPECT_EQ(library->source, shipped);
+  const fs::path out = dir_ / "bundled.html";
+  EXPECT_EQ(write_report(grid_input(), out, library), "");  // no "Chart.js not found" note
+  const std::string page = read_file(out);
+  EXPECT_NE(page.find(" * Chart.js v3.9.1"), std::string::npos);
+  EXPECT_NE(page.find(" * @kurkle/color v0.2.1"), std::string::npos);
+  EXPECT_NE(page.find("\"path\":\"(bundled with adaexplore-tuner"), std::string::npos);
+  EXPECT_EQ(page.find("window.ADAEXPLORE_LIBRARY = null"), std::string::npos);
+  // The machine's package, where there is one, overrides the bundled copy.
+  const fs::path package = dir_ / "package/chart.min.js";
+  fs::create_directories(package.parent_path());
+  std::ofstream(package) << "/*!\n * Chart.js v3.9.2\n */\nwindow.Chart = function () {};\n";
+  EXPECT_EQ(find_chart_library({}, {dir_ / "none.js", package})->path, package);
+  // And a broken one is skipped for the bundled copy.
+  std::ofstream(package) << "/*! Chart.js v2.9.4 */\n";
+  EXPECT_EQ(find_chart_library({}, {package})->path, fs::path(kBundledChartLibraryPath));
 }
 
 TEST_F(ReportFiles, ChartLibraryErrorsNameTheFile) {

@@ -1054,7 +1054,8 @@ Command register_tune_command(CLI::App& app) {
   sub->add_flag("--no-report", a->no_report, "write no report")->excludes(report);
   sub->add_option("--chartjs", a->chartjs,
                   "Chart.js to inline into the report (default: $ADAEXPLORE_CHARTJS, else Debian's libjs-chart.js, "
-                  "/usr/share/javascript/chart.js/chart.min.js; without it the report has tables only)")
+                  "/usr/share/javascript/chart.js/chart.min.js, else the Chart.js 3.9.1 compiled into the tuner, "
+                  "third_party/chartjs/)")
       ->check(CLI::ExistingFile);
   sub->add_flag("--profile", a->profile,
                 "after the search (never during it), profile the winner, the defaults and up to 3 finalists once "

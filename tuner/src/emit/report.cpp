@@ -30,6 +30,7 @@ using nlohmann::json;
 extern const char* const kReportTemplate;
 extern const char* const kReportScript;
 extern const char* const kReportStyles;
+extern const char* const kBundledChartJs;
 
 namespace {
 
@@ -516,8 +517,8 @@ std::vector<fs::path> chart_library_candidates() {
 }
 
 namespace {
-ChartLibrary load_chart_library(const fs::path& path) {
-  ChartLibrary lib{path, read_file(path), ""};
+ChartLibrary chart_library(const fs::path& path, std::string source) {
+  ChartLibrary lib{path, std::move(source), ""};
   const std::size_t at = lib.source.find("Chart.js v");
   if (at == std::string::npos || at > 400)
     throw std::runtime_error(path.string() +
@@ -531,9 +532,20 @@ ChartLibrary load_chart_library(const fs::path& path) {
                              "; the report needs Chart.js 3 or 4 (Debian's libjs-chart.js is 3.9)");
   return lib;
 }
+
+ChartLibrary load_chart_library(const fs::path& path) { return chart_library(path, read_file(path)); }
 }  // namespace
 
+ChartLibrary bundled_chart_library() {
+  static const ChartLibrary lib = chart_library(kBundledChartLibraryPath, kBundledChartJs);
+  return lib;
+}
+
 std::optional<ChartLibrary> find_chart_library(const fs::path& explicit_path) {
+  return find_chart_library(explicit_path, chart_library_candidates());
+}
+
+std::optional<ChartLibrary> find_chart_library(const fs::path& explicit_path, const std::vector<fs::path>& candidates) {
   if (!explicit_path.empty()) return load_chart_library(explicit_path);
   const char* env = std::getenv("ADAEXPLORE_CHARTJS");
   if (env && *env) {
@@ -544,16 +556,16 @@ std::optional<ChartLibrary> find_chart_library(const fs::path& explicit_path) {
                                "or unset it");
     return load_chart_library(env);
   }
-  for (const auto& candidate : chart_library_candidates()) {
+  for (const auto& candidate : candidates) {
     std::error_code ec;
     if (!fs::is_regular_file(candidate, ec)) continue;
     try {
       return load_chart_library(candidate);
-    } catch (const std::exception& e) {  // found, not usable: the next, else tables only
+    } catch (const std::exception& e) {  // found, not usable: the next, else the bundled one
       std::cerr << "[adaexplore] warning: skipping " << e.what() << "\n";
     }
   }
-  return std::nullopt;
+  return bundled_chart_library();
 }
 
 std::string render_report_html(const json& data, const std::optional<ChartLibrary>& library) {
@@ -587,7 +599,8 @@ std::string write_report(const ReportInput& input, const fs::path& out, const st
   std::string where;
   for (const auto& c : chart_library_candidates()) where += (where.empty() ? "" : ", ") + c.string();
   return "Chart.js not found (looked for " + where +
-         "): the report has its tables but no charts; install Debian's libjs-chart.js or set ADAEXPLORE_CHARTJS";
+         ", and none was given): the report has its tables but no charts; install Debian's libjs-chart.js or set "
+         "ADAEXPLORE_CHARTJS";
 }
 
 fs::path report_path_for(const fs::path& results) {
