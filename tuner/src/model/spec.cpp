@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -25,7 +26,20 @@ std::filesystem::path resolve(const std::filesystem::path& file, const std::stri
 Value value_from_json(const nlohmann::json& v, const std::filesystem::path& file, const std::string& where) {
   if (v.is_number()) return Value::from_number(v.get<double>());
   if (v.is_boolean()) return Value::from_number(v.get<bool>() ? 1 : 0);
-  if (v.is_string()) return Value::from_text(v.get<std::string>());
+  if (v.is_string()) {
+    // A text value goes into the template, the compile's -D flags, the header's literal and its
+    // provenance comment, the progress lines: one line of printable text.
+    const std::string text = v.get<std::string>();
+    for (unsigned char c : text)
+      if (c < 0x20 || c == 0x7f) {
+        char code[16];
+        std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
+        fail(file, where, "the value " + v.dump() + " holds a control character (" + code +
+                              "); a text value is rendered into the template and written into the header and the "
+                              "progress lines: write it without line breaks, tabs or other control characters");
+      }
+    return Value::from_text(text);
+  }
   fail(file, where, "a value must be a number or a string, not " + v.dump());
 }
 
