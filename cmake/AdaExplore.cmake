@@ -26,7 +26,10 @@ they come; its whole log is kept in ``_adaexplore/tuner/adaexplore-tuner-build.l
 
 Errors name the kernel and, on their first line, the calling list file and the line of its
 ``adaexplore_tune_kernel(<name> ...)`` call (CMake's own ``CMake Error at`` line names this
-module; the call stack ends at the call). A tuner's messages are shown once: a tuning's progress
+module; the call stack ends at the call): the call that ran, also where calls of one kernel sit in
+the branches of an ``if()`` (two calls written alike: "the call at line <a> or <b>"). A tuner that
+stops for its environment (exit code 5: a folder not writable, a full disk, an
+``ADAEXPLORE_DATABASE`` that is a file) is said to, apart from a spec it refuses (exit code 1). A tuner's messages are shown once: a tuning's progress
 lines as they come, its other messages (stderr) inside the error, or after a tuning that succeeded.
 
 .. command:: adaexplore_tune_kernel
@@ -593,6 +596,7 @@ function(adaexplore_tune_kernel)
   else()
     set(name "${ARGV0}")
   endif()
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_CALL_ARGUMENTS "${ARGV}")  # finds the call in errors (_adaexplore_call_site)
   _adaexplore_check_name("${name}" "${one};${multi}")
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${one}" "${multi}")
   set(i 2)
@@ -656,9 +660,14 @@ endfunction()
 
 # "<file>:<line>: " of the user's adaexplore_tune_kernel(<name> ...) call, for the first line of an
 # error (CMake's own "CMake Error at" names this module's line, the user's call only at the bottom
-# of the call stack). Inside a function CMAKE_CURRENT_LIST_FILE is the calling list file; the line is
-# the first call there naming the kernel (names are unique per configure). "<file>: " when no such
-# call is found in it (a call through a wrapper function or a variable name).
+# of the call stack). Inside a function CMAKE_CURRENT_LIST_FILE is the calling list file, but no
+# variable holds the calling line: the line is that of the call there naming the kernel whose
+# literal arguments (those without a variable reference) are all arguments of the call that runs
+# (_ADAEXPLORE_CALL_ARGUMENTS, set as the call starts), so that of two calls of one kernel in the
+# branches of an if() the one that ran is named. Several such calls (written alike): the last one
+# when the error is about the name's repetition (_adaexplore_site_last), else "<file>: (the call at
+# line <a> or <b>) ". "<file>: " when no call in the file names the kernel (a call through a wrapper
+# function or a variable name).
 function(_adaexplore_call_site out name)
   set(file "${CMAKE_CURRENT_LIST_FILE}")
   set(${out} "" PARENT_SCOPE)
@@ -666,22 +675,66 @@ function(_adaexplore_call_site out name)
     return()
   endif()
   file(READ "${file}" text)
-  string(REGEX MATCH "(^|\n)[ \t]*adaexplore_tune_kernel[ \t]*\\([ \t\r\n]*${name}([ \t\r\n)]|$)" call "${text}")
-  if(call STREQUAL "")
+  get_property(arguments GLOBAL PROPERTY _ADAEXPLORE_CALL_ARGUMENTS)
+  set(start "(^|\n)[ \t]*adaexplore_tune_kernel[ \t]*\\([ \t\r\n]*${name}([ \t\r\n)#]|$)")
+  set(rest "${text}")
+  set(offset 0)
+  set(named "")     # lines of the calls naming the kernel
+  set(matching "")  # those whose literal arguments the running call has
+  while(TRUE)
+    string(REGEX MATCH "${start}" call "${rest}")
+    if(call STREQUAL "")
+      break()
+    endif()
+    string(FIND "${rest}" "${call}" at)
+    string(LENGTH "${CMAKE_MATCH_1}" lead)
+    math(EXPR at_call "${offset} + ${at} + ${lead}")
+    string(SUBSTRING "${text}" 0 ${at_call} before)
+    string(REGEX MATCHALL "\n" breaks "${before}")
+    list(LENGTH breaks line)
+    math(EXPR line "${line} + 1")
+    list(APPEND named ${line})
+    # The call's tokens up to its closing parenthesis: quoted arguments, comments, parentheses, words.
+    string(SUBSTRING "${text}" ${at_call} -1 from_call)
+    string(REGEX MATCHALL "\"([^\"\\]|\\.)*\"|#[^\n]*|[()]|[^ \t\r\n()\"#]+" tokens "${from_call}")
+    set(depth 0)
+    set(same TRUE)
+    foreach(token IN LISTS tokens)
+      if(token STREQUAL "(")
+        math(EXPR depth "${depth} + 1")
+      elseif(token STREQUAL ")")
+        math(EXPR depth "${depth} - 1")
+        if(depth EQUAL 0)
+          break()
+        endif()
+      elseif(depth GREATER 0 AND NOT token MATCHES "^#" AND NOT token MATCHES "[$\\;]")
+        string(REGEX REPLACE "^\"(.*)\"$" "\\1" value "${token}")
+        if(NOT value IN_LIST arguments)
+          set(same FALSE)
+        endif()
+      endif()
+    endforeach()
+    if(same)
+      list(APPEND matching ${line})
+    endif()
+    string(LENGTH "${call}" length)
+    math(EXPR skip "${at} + ${length}")
+    string(SUBSTRING "${rest}" ${skip} -1 rest)
+    math(EXPR offset "${offset} + ${skip}")
+  endwhile()
+  if(matching STREQUAL "")
+    set(matching "${named}")
+  endif()
+  list(LENGTH matching count)
+  if(count EQUAL 0)
     set(${out} "${file}: " PARENT_SCOPE)
-    return()
-  endif()
-  if(_adaexplore_site_last)
-    string(FIND "${text}" "${call}" at REVERSE)
+  elseif(count EQUAL 1 OR _adaexplore_site_last)
+    list(GET matching -1 line)
+    set(${out} "${file}:${line}: " PARENT_SCOPE)
   else()
-    string(FIND "${text}" "${call}" at)
+    string(REPLACE ";" " or " lines "${matching}")
+    set(${out} "${file}: (the call at line ${lines}) " PARENT_SCOPE)
   endif()
-  string(SUBSTRING "${text}" 0 ${at} before)
-  string(APPEND before "${CMAKE_MATCH_1}")
-  string(REGEX MATCHALL "\n" breaks "${before}")
-  list(LENGTH breaks line)
-  math(EXPR line "${line} + 1")
-  set(${out} "${file}:${line}: " PARENT_SCOPE)
 endfunction()
 
 function(_adaexplore_check_name name keywords)
@@ -914,6 +967,11 @@ function(_adaexplore_check_settings name)
   if(NOT mode MATCHES "^(AUTO|TUNE|CACHED|PINNED|DEFAULTS)$")
     _adaexplore_fail("${name}" "ADAEXPLORE_MODE '${ADAEXPLORE_MODE}' is not one of AUTO, TUNE, CACHED, PINNED, "
                      "DEFAULTS, OFF; configure with -DADAEXPLORE_MODE=AUTO (tune when possible).")
+  endif()
+  if(EXISTS "${ADAEXPLORE_DATABASE}" AND NOT IS_DIRECTORY "${ADAEXPLORE_DATABASE}")
+    _adaexplore_fail("${name}" "ADAEXPLORE_DATABASE '${ADAEXPLORE_DATABASE}' is a file, not a folder: the tuning "
+                     "database is a folder of results files. Configure with -DADAEXPLORE_DATABASE=<folder> (created "
+                     "when missing), or move the file aside.")
   endif()
   if(NOT "${ADAEXPLORE_DEVICE}" MATCHES "^(|0|[1-9][0-9]*)$")
     _adaexplore_fail("${name}" "ADAEXPLORE_DEVICE '${ADAEXPLORE_DEVICE}' is not a CUDA device index (0, 1, ...); "
@@ -2376,6 +2434,10 @@ function(_adaexplore_check_untuned origin_var rejected_out report_out name backe
       string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
                         "${kernel_dir}/spec.json is written from this call's arguments). A tuning on a GPU stops "
                         "with the same error, and no ADAEXPLORE_MODE avoids it.")
+    elseif(rc EQUAL 5)
+      string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
+                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
+                      "writable folders and that the disk has space.")
     elseif(rc EQUAL 2)
       string(CONCAT fix "the DEFAULTS do not compile, or exceed the target's limits (the message says which "
                         "architecture): a tuning on a GPU fails the same way. Fix the kernel, the benchmark or "
@@ -2676,6 +2738,10 @@ function(_adaexplore_tune_failed name rc output kernel_dir meanwhile)
   elseif(rc EQUAL 3)
     string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
                       "configure; check that the GPU is usable (nvidia-smi).")
+  elseif(rc EQUAL 5)
+    string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
+                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
+                      "writable folders and that the disk has space.")
   else()
     set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
   endif()

@@ -7,6 +7,7 @@
 #include "evaluate/profile.hpp"
 #include "model/spec.hpp"
 #include "test_support.hpp"
+#include "store/key.hpp"
 #include "store/profiles.hpp"
 #include "util/files.hpp"
 
@@ -281,6 +282,54 @@ class ReportFiles : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// Issue 37: `report` with another kernel's spec reported without a word; with an edited spec it
+// told the user to move a good results file aside as corrupt.
+TEST_F(ReportFiles, ASpecThatIsNotTheResultsOneIsSaidSo) {
+  const Spec s = spec();
+  ResultsHeader h = tuning_header(s, "host", {{"name", "cpu"}});
+  const fs::path results = dir_ / "results.jsonl";
+  {
+    ResultsWriter w(results, h, s.space);
+    w.append(ok(s.space, {0, 0, 0}, 10));
+    w.append(ok(s.space, {2, 1, 0}, 1.25));
+  }
+  EXPECT_TRUE(report_input_from_results(s, results).warnings.empty());
+  // Another kernel's spec: refused, naming both kernels.
+  json other = s.raw;
+  other["name"] = "other";
+  try {
+    report_input_from_results(parse_spec(other, dir_ / "other.json"), results);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("holds results of kernel 'k', and the spec " + (dir_ / "other.json").string() +
+                                         " names kernel 'other'"),
+              std::string::npos)
+        << e.what();
+  }
+  // An edited spec whose space no longer holds a record: the spec is named, not the file as corrupt.
+  json edited = s.raw;
+  edited["parameters"][0]["values"] = {1, 2};
+  edited["defaults"]["X"] = 1;
+  try {
+    report_input_from_results(parse_spec(edited, dir_ / "edited.json"), results);
+    FAIL() << "expected an error";
+  } catch (const ResultsError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("If the spec was edited since these results were tuned (kernel 'k', key " + h.key.substr(0, 16) +
+                     "), or is another kernel's, give the spec they were tuned with: the file is fine."),
+              std::string::npos)
+        << m;
+  }
+  // An edited spec that still holds every record: reported, with a warning that it differs.
+  json flags = s.raw;
+  flags["compiler"] = {{"flags", {"-O3"}}};
+  const ReportInput in = report_input_from_results(parse_spec(flags, dir_ / "flags.json"), results);
+  ASSERT_EQ(in.warnings.size(), 1u);
+  EXPECT_NE(in.warnings[0].find("tuned with content (spec) other than " + (dir_ / "flags.json").string()),
+            std::string::npos)
+      << in.warnings[0];
+}
 
 TEST_F(ReportFiles, ResultsGiveElapsedTimesDefaultsWinnerAndProfiles) {
   const Spec s = spec();

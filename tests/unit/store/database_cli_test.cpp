@@ -495,5 +495,28 @@ int at_run_time() { return k::current_params().TILE; }
 #endif
 }
 
+// Issue 37: a tuning database path that is a regular file was exit 1, "bad input", and read as the
+// spec's fault; the environment has its own exit code (5) and words, before anything is tuned.
+TEST_F(DatabaseCli, ADatabaseThatIsAFileIsTheEnvironmentWithItsOwnExitCode) {
+  std::ofstream(db_) << "";
+  const TunerRun r = run(tune_args(4));
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_NE(r.err.find("adaexplore-tuner tune: error (the environment, not the input): " + db_.string() +
+                       ": is a file, not a folder"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("evaluations"), std::string::npos) << r.out;  // nothing tuned
+  EXPECT_FALSE(fs::exists(dir_ / "tuned.hpp"));
+  // merge --into the file: the same exit code, and no word of POSIX locks.
+  const TunerRun m = run({ADAEXPLORE_TUNER_EXECUTABLE, "merge", "--into", db_.string(), dir_.string()});
+  EXPECT_EQ(m.code, 5) << m.err;
+  EXPECT_EQ(m.err.find("POSIX"), std::string::npos) << m.err;
+  // The codes are documented where a user looks.
+  const TunerRun help = run({ADAEXPLORE_TUNER_EXECUTABLE, "--help"});
+  EXPECT_NE(help.out.find("5 the environment"), std::string::npos) << help.out;
+  const TunerRun tune_help = run({ADAEXPLORE_TUNER_EXECUTABLE, "tune", "--help"});
+  EXPECT_NE(tune_help.out.find("5 the environment"), std::string::npos) << tune_help.out;
+}
+
 }  // namespace
 }  // namespace adaexplore

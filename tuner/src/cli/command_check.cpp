@@ -23,9 +23,9 @@
 namespace adaexplore {
 namespace {
 
-/// Exit code of `check` when the spec, template and defaults pass but the --config configuration
-/// does not (the caller falls back to the defaults, or fails where that configuration is required).
-constexpr int kExitConfigRejected = 4;
+// kExitConfigRejected (4, commands.hpp): the spec, template and defaults pass but the --config
+// configuration does not (the caller falls back to the defaults, or fails where that configuration
+// is required).
 
 struct CheckArgs {
   std::string spec, config, config_from = "--config";

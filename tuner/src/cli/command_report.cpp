@@ -26,6 +26,7 @@ int run_report(const ReportArgs& a) {
   if (!a.results.empty()) {
     const Spec spec = load_spec(a.spec);
     input = report_input_from_results(spec, a.results);
+    for (const auto& w : input.warnings) std::cerr << "[adaexplore] warning: " << w << "\n";
     if (input.profiles.empty())
       input.profile_note = "no profile beside these results (" + profiles_path(a.results).string() + ")";
   } else {

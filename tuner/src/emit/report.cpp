@@ -18,6 +18,7 @@
 #include "model/spec.hpp"
 #include "loop/stage_summary.hpp"
 #include "util/files.hpp"
+#include "store/key.hpp"
 #include "store/profiles.hpp"
 
 namespace adaexplore {
@@ -349,7 +350,19 @@ std::optional<MedianInterval> median_interval(std::vector<double> values, double
 
 ReportInput report_input_from_results(const Spec& spec, const fs::path& results) {
   const RawResults raw = read_raw_results(results);
+  if (!raw.header.kernel.empty() && raw.header.kernel != spec.name)
+    throw std::invalid_argument(results.string() + ": holds results of kernel '" + raw.header.kernel + "', and the spec " +
+                                spec.file.string() + " names kernel '" + spec.name +
+                                "'; give the spec these results were tuned with");
   ReportInput in;
+  try {
+    const std::string differ = differing_content(raw.header.key_parts, content_key_parts(spec));
+    if (!differ.empty())
+      in.warnings.push_back(results.string() + ": tuned with content (" + differ + ") other than " +
+                            spec.file.string() + " and its files have now (edited since?); the report shows the "
+                            "results as recorded, with this spec's parameters and defaults");
+  } catch (const std::exception&) {  // the template or benchmark unreadable: the key is not compared
+  }
   in.kernel = raw.header.kernel.empty() ? spec.name : raw.header.kernel;
   in.source = results.string();
   in.key = raw.header.key;

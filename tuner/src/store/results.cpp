@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "util/file_lock.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 
@@ -237,9 +238,12 @@ ResultsFile results_from_raw(const RawResults& raw, const fs::path& path, const 
     try {
       o = outcome_from_json(r.json, space);
     } catch (const std::exception& e) {
+      // Most often the spec, not the file: edited since, or another kernel's.
       throw ResultsError(at_line(path, r.line) + "bad record (" + e.what() +
-                         "): not a configuration of this spec's search space; " +
-                         move_aside_advice(path));
+                         "): not a configuration of this spec's search space. If the spec was edited since these "
+                         "results were tuned (kernel '" + raw.header.kernel + "', key " + raw.header.key.substr(0, 16) +
+                         "), or is another kernel's, give the spec they were tuned with: the file is fine. Only if it "
+                         "is that spec is the file damaged: " + move_aside_advice(path));
     }
     if (seen.insert(o.config).second) {
       file.outcomes.push_back(std::move(o));
@@ -257,7 +261,7 @@ ResultsFile read_results(const fs::path& path, const Space& space) {
 
 ResultsWriter::ResultsWriter(const fs::path& path, const ResultsHeader& header, const Space& space)
     : path_(path), header_(header), space_(space) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  if (path.has_parent_path()) ensure_folder(path.parent_path());
   std::lock_guard<std::mutex> guard(mutex_);
   FileLock lock(path_);
   sync_locked();  // checks an existing file's key and kernel
@@ -279,8 +283,7 @@ void ResultsWriter::write_header_if_empty_locked() {
     out << line;
     out.flush();
     if (!out)
-      throw ResultsError(path_.string() +
-                         ": cannot be written (folder missing or read-only, disk full?)");
+      throw EnvironmentError(path_.string() + ": cannot be written (folder read-only, disk full?)");
   }
   sync_locked();
 }
@@ -403,8 +406,7 @@ void ResultsWriter::append_json(nlohmann::json record) {
   out << line;
   out.flush();
   if (!out)
-    throw ResultsError(path_.string() +
-                       ": write failed (disk full, or the file was made read-only?)");
+    throw EnvironmentError(path_.string() + ": write failed (disk full, or the file was made read-only?)");
   out.close();
   known_size_ += line.size();
   ++records_;
@@ -413,7 +415,7 @@ void ResultsWriter::append_json(nlohmann::json record) {
 
 void append_records_locked(const fs::path& path, const ResultsHeader& header,
                            std::vector<nlohmann::json> records, std::size_t first_index) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  if (path.has_parent_path()) ensure_folder(path.parent_path());
   std::uintmax_t size = 0;
   if (inode_of(path, &size) != 0 && size > 0) {
     // A line cut by a killed writer: a complete record gets its '\n', a half-written one is cut
@@ -438,7 +440,7 @@ void append_records_locked(const fs::path& path, const ResultsHeader& header,
     out << r.dump() << '\n';
   }
   out.flush();
-  if (!out) throw ResultsError(path.string() + ": write failed (folder read-only, disk full?)");
+  if (!out) throw EnvironmentError(path.string() + ": write failed (folder read-only, disk full?)");
 }
 
 std::vector<Outcome> ResultsWriter::take_foreign() {

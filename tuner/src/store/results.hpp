@@ -120,8 +120,9 @@ ResultsFile results_from_raw(const RawResults& raw, const std::filesystem::path&
 /// and its '\n' and flushes. Thread-safe; several writers may share one file.
 class ResultsWriter {
  public:
-  /// `space` rebuilds other writers' records as outcomes. Throws ResultsError when the file
-  /// cannot be created, or holds another key or kernel than `header` (both quoted).
+  /// `space` rebuilds other writers' records as outcomes. Throws EnvironmentError (files.hpp) when
+  /// the file or its folder cannot be created (a file in the folder's place, permissions, disk),
+  /// ResultsError when it holds another key or kernel than `header` (both quoted).
   ResultsWriter(const std::filesystem::path& path, const ResultsHeader& header, const Space& space);
   /// As above; `first_index` is ignored (the index is the record's position in the file). Kept
   /// for callers written before several writers could share a file.

@@ -17,6 +17,25 @@ std::string read_file(const std::filesystem::path& path) {
   return ss.str();
 }
 
+void ensure_folder(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  if (dir.empty()) return;
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return;
+  fs::create_directories(dir, ec);
+  if (!ec && fs::is_directory(dir)) return;
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    std::error_code e;
+    if (fs::exists(p, e) && !fs::is_directory(p, e))
+      throw EnvironmentError(p.string() + ": is a file, not a folder, so the folder " + dir.string() +
+                             " cannot be made; move the file aside or give another path");
+    if (p == p.parent_path()) break;
+  }
+  throw EnvironmentError(dir.string() + ": the folder cannot be created (" +
+                         (ec ? ec.message() : std::string("unknown reason")) +
+                         "); check the permissions of its parent folder and the disk's free space");
+}
+
 bool write_file_if_changed(const std::filesystem::path& path, const std::string& content) {
   std::error_code ec;
   if (std::filesystem::exists(path, ec)) {
@@ -25,7 +44,7 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
     ss << in.rdbuf();
     if (in && ss.str() == content) return false;
   }
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
+  if (path.has_parent_path()) ensure_folder(path.parent_path());
   // A name of its own per process and call: two writers of one file (two tunings sharing a work
   // folder, parallel compile workers) must not rename each other's half-written temporary.
   static std::atomic<unsigned long> counter{0};
