@@ -284,7 +284,8 @@ class ReportFiles : public ::testing::Test {
 };
 
 // Issue 37: `report` with another kernel's spec reported without a word; with an edited spec it
-// told the user to move a good results file aside as corrupt.
+// told the user to move a good results file aside as corrupt; a torn last record was dropped
+// without the warning `tune` gives.
 TEST_F(ReportFiles, ASpecThatIsNotTheResultsOneIsSaidSo) {
   const Spec s = spec();
   ResultsHeader h = tuning_header(s, "host", {{"name", "cpu"}});
@@ -329,6 +330,12 @@ TEST_F(ReportFiles, ASpecThatIsNotTheResultsOneIsSaidSo) {
   EXPECT_NE(in.warnings[0].find("tuned with content (spec) other than " + (dir_ / "flags.json").string()),
             std::string::npos)
       << in.warnings[0];
+  // A half-written last record: dropped, with the warning.
+  std::ofstream(results, std::ios::app) << "{\"config\": {\"X\": 4";
+  const ReportInput torn = report_input_from_results(s, results);
+  EXPECT_EQ(torn.outcomes.size(), 2u);
+  ASSERT_EQ(torn.warnings.size(), 1u);
+  EXPECT_NE(torn.warnings[0].find("dropped a half-written last record"), std::string::npos) << torn.warnings[0];
 }
 
 TEST_F(ReportFiles, ResultsGiveElapsedTimesDefaultsWinnerAndProfiles) {

@@ -355,6 +355,7 @@ ReportInput report_input_from_results(const Spec& spec, const fs::path& results)
                                 spec.file.string() + " names kernel '" + spec.name +
                                 "'; give the spec these results were tuned with");
   ReportInput in;
+  in.warnings = raw.warnings;  // e.g. a half-written last record dropped
   try {
     const std::string differ = differing_content(raw.header.key_parts, content_key_parts(spec));
     if (!differ.empty())

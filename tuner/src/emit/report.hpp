@@ -97,8 +97,8 @@ struct ReportInput {
   std::string profiled;      // when that batch was written (UTC), empty without one
   std::string profile_note;  // why there are no profiles ("ncu was not found: ..."), when none
   /// What the reader of the report should know before trusting it (report_input_from_results):
-  /// a spec whose content differs from the one the results were tuned with. `report` prints them;
-  /// the page does not show them.
+  /// a half-written last record dropped, a spec whose content differs from the one the results
+  /// were tuned with. `report` prints them; the page does not show them.
   std::vector<std::string> warnings;
 };
 

@@ -38,6 +38,9 @@ void ensure_folder(const std::filesystem::path& dir) {
 
 bool write_file_if_changed(const std::filesystem::path& path, const std::string& content) {
   std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw EnvironmentError(path.string() + ": is a folder; give a file name (e.g. " + (path / "report.html").string() +
+                           ")");
   if (std::filesystem::exists(path, ec)) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream ss;
@@ -50,13 +53,18 @@ bool write_file_if_changed(const std::filesystem::path& path, const std::string&
   static std::atomic<unsigned long> counter{0};
   const std::filesystem::path tmp =
       path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  auto fail = [&](const std::string& what) {
+    std::filesystem::remove(tmp, ec);  // nothing half-written stays behind
+    throw EnvironmentError(path.string() + ": " + what);
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    if (!out) fail("cannot be written (cannot create " + tmp.filename().string() + " beside it: is the folder writable?)");
     out << content;
-    if (!out.flush()) throw std::runtime_error("cannot write " + tmp.string());
+    if (!out.flush()) fail("cannot be written (disk full?)");
   }
-  std::filesystem::rename(tmp, path);
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) fail("cannot be replaced (" + ec.message() + ")");
   return true;
 }
 

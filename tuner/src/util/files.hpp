@@ -23,7 +23,9 @@ void ensure_folder(const std::filesystem::path& dir);
 /// Reads a whole file; throws std::runtime_error naming the file when it cannot be read.
 std::string read_file(const std::filesystem::path& path);
 /// Writes a file only when its content differs (keeps timestamps of unchanged outputs). Returns
-/// true when it wrote. Writes through a temporary file and rename, so readers never see half.
+/// true when it wrote. Writes through a temporary file and rename, so readers never see half;
+/// the temporary file is removed when the write or the rename fails. Throws EnvironmentError when
+/// `path` is a folder or cannot be written (the folder, the disk).
 bool write_file_if_changed(const std::filesystem::path& path, const std::string& content);
 
 }  // namespace adaexplore
