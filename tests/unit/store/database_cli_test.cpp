@@ -304,10 +304,14 @@ TEST_F(DatabaseCli, CachedRetuneAndHeaderCommands) {
   ASSERT_EQ(header.code, 0) << header.out << header.err;
   EXPECT_NE(read_file(dir_ / "from_db.hpp").find("inline constexpr bool kTuned = true;"),
             std::string::npos);
-  std::string expected = read_file(dir_ / "tuned.hpp");
-  // `header` names the budget of the spec (100), the tuning above was given --budget 2.
-  expected.replace(expected.find("budget 2 evaluations"), 20, "budget 100 evaluations");
-  EXPECT_EQ(read_file(dir_ / "from_db.hpp"), expected);
+  // The same bytes, the budget included: the tuning's --budget 2 as recorded, not the spec's 100
+  // (until 2026-12-05 `header` stated the spec's budget, against `header --help`).
+  EXPECT_EQ(read_file(dir_ / "from_db.hpp"), read_file(dir_ / "tuned.hpp"));
+  EXPECT_NE(read_file(dir_ / "from_db.hpp").find(", budget 2 evaluations\n"), std::string::npos);
+  cached = run({ADAEXPLORE_TUNER_EXECUTABLE, "tune", "--spec", (dir_ / "spec.json").string(), "--database",
+                db_.string(), "--header", (dir_ / "cached.hpp").string(), "--cached"});  // without --budget
+  ASSERT_EQ(cached.code, 0) << cached.out << cached.err;
+  EXPECT_EQ(read_file(dir_ / "cached.hpp"), read_file(dir_ / "tuned.hpp"));
 
   // --retune: the stored results are moved aside, never deleted, and the key is tuned again.
   const TunerRun retuned = run([&] {
@@ -493,6 +497,25 @@ int at_run_time() { return k::current_params().TILE; }
                          << nvcc.err << nvcc.out << "\n"
                          << read_file(dir_ / "k.hpp");
 #endif
+}
+
+// `header --database` states the budget the tuning recorded (`tune --budget`), not the spec's: a
+// resumed tuning with a larger budget records under it; one that records nothing (a smaller
+// budget) states the budget of the tuning that recorded the results, as `header` does.
+TEST_F(DatabaseCli, HeaderStatesTheBudgetTheTuningsRecorded) {
+  ASSERT_EQ(run(tune_args(2)).code, 0);
+  ASSERT_EQ(run(tune_args(4)).code, 0);
+  const fs::path file = key_file();
+  EXPECT_EQ(records_of(file).size(), 4u);
+  EXPECT_EQ(records_of(file).back()["origin"]["budget"], 4);
+  EXPECT_NE(read_file(dir_ / "tuned.hpp").find(", budget 4 evaluations\n"), std::string::npos);
+  ASSERT_EQ(run(tune_args(3)).code, 0);
+  EXPECT_EQ(records_of(file).size(), 4u);
+  EXPECT_NE(read_file(dir_ / "tuned.hpp").find(", budget 4 evaluations\n"), std::string::npos);
+  const TunerRun header = run({ADAEXPLORE_TUNER_EXECUTABLE, "header", "--database", db_.string(), "--spec",
+                               (dir_ / "spec.json").string(), "--out", (dir_ / "from_db.hpp").string()});
+  ASSERT_EQ(header.code, 0) << header.out << header.err;
+  EXPECT_EQ(read_file(dir_ / "from_db.hpp"), read_file(dir_ / "tuned.hpp"));
 }
 
 // Issue 37: a tuning database path that is a regular file was exit 1, "bad input", and read as the

@@ -741,6 +741,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       // "size_start"), so a resumed size goes on to its budget, a raised BUDGET or SIZE_BUDGET
       // resumes the sizes it applies to, and the header states it.
       if (z.place.header.size_start == "transfer") z.spec.budget_evaluations = later;
+      z.place.header.budget = z.spec.budget_evaluations;
       states.push_back(std::move(z));
     }
   }
@@ -802,6 +803,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
                                       [&](const SizeState& o) { return o.index != i && succeeded(o); });
       z.place.header.size_start = others ? "transfer" : "cold";
       z.spec.budget_evaluations = others ? later : spec.budget_evaluations;
+      z.place.header.budget = z.spec.budget_evaluations;
     }
     KeyExtras extras;
     const SizeTransfer t = transfer_from(others_of(i), spec.sizes.warm_start, z.outcomes);
@@ -873,6 +875,8 @@ int run_tune_here(const TuneArgs& a) {
   TuneReport report;
   if (const int code = tune_key(a, spec, *backend, place, {}, spec.name, report)) return code;
   HeaderInfo info = tuned_header_info(spec, header, report.outcomes, report.best, spec.strategy, spec.seed);
+  if (report.new_evaluations == 0)  // nothing recorded now: the budget of the tuning that recorded them
+    if (const auto recorded = recorded_budget(read_raw_results(place.results))) info.budget = *recorded;
   info.skipped = report.skipped;  // only a tuning knows it ended "space exhausted" (not stored_header_info())
   const bool wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
   std::cout << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective

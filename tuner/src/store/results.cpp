@@ -21,7 +21,8 @@ constexpr const char* kFormat = "adaexplore-results";
 constexpr int kVersion = 1;
 const char* const kKnownHeaderFields[] = {"format",    "version", "kernel",     "key",
                                           "key_parts", "device",  "strategy",   "seed",
-                                          "started",   "host",    "merged_from", "size_start"};
+                                          "started",   "host",    "merged_from", "size_start",
+                                          "budget"};
 
 std::string at_line(const fs::path& path, std::size_t line) {
   return path.string() + ":" + std::to_string(line) + ": ";
@@ -89,6 +90,7 @@ nlohmann::json header_to_json(const ResultsHeader& h) {
   if (!h.host.empty()) j["host"] = h.host;
   if (!h.merged_from.empty()) j["merged_from"] = h.merged_from;
   if (!h.size_start.empty()) j["size_start"] = h.size_start;
+  if (h.budget) j["budget"] = *h.budget;
   return j;
 }
 
@@ -115,6 +117,7 @@ ResultsHeader header_from_json(const nlohmann::json& j, const fs::path& path, st
     h.host = j.value("host", "");
     h.merged_from = j.value("merged_from", nlohmann::json::array());
     h.size_start = j.value("size_start", "");
+    if (j.contains("budget") && j["budget"].is_number_unsigned()) h.budget = j["budget"].get<std::size_t>();
   } catch (const nlohmann::json::exception& e) {
     throw ResultsError(at_line(path, line) + "bad header line (" + e.what() + "); " +
                        move_aside_advice(path));
@@ -227,10 +230,20 @@ RawResults read_raw_results(const fs::path& path, bool take_lock) {
   return raw;
 }
 
+std::optional<std::size_t> recorded_budget(const RawResults& raw) {
+  for (auto r = raw.records.rbegin(); r != raw.records.rend(); ++r) {
+    const nlohmann::json& origin = r->json.value("origin", nlohmann::json());
+    if (origin.is_object() && origin.contains("budget") && origin["budget"].is_number_unsigned())
+      return origin["budget"].get<std::size_t>();
+  }
+  return raw.header.budget;
+}
+
 ResultsFile results_from_raw(const RawResults& raw, const fs::path& path, const Space& space) {
   ResultsFile file;
   file.header = raw.header;
   file.warnings = raw.warnings;
+  file.budget = recorded_budget(raw);
   std::unordered_set<Config, ConfigHash> seen;
   for (std::size_t i = 0; i < raw.records.size(); ++i) {
     const RawRecord& r = raw.records[i];
@@ -390,6 +403,7 @@ ResultsFile ResultsWriter::read_existing() {
 void ResultsWriter::append(const Outcome& outcome) {
   nlohmann::json j = to_json(outcome, space_);
   j["origin"] = {{"host", host_name()}, {"pid", static_cast<long>(::getpid())}};
+  if (header_.budget) j["origin"]["budget"] = *header_.budget;  // this tuning's (recorded_budget)
   j["finished"] = utc_now_ms();
   append_json(std::move(j));
 }

@@ -2,10 +2,11 @@
 //
 //   line 1:  {"format": "adaexplore-results", "version": 1, "kernel": "...", "key": "<hash>",
 //             "key_parts": {...}, "device": {...}, "strategy": "...", "seed": N, "started": "<UTC
-//             ISO 8601>", "host": "<host name of the tuning>", "merged_from": [{"path", "host",
-//             "merged"}]  (only in a file created by `merge`)}
+//             ISO 8601>", "host": "<host name of the tuning>", "budget": N (the tuning's evaluations
+//             budget; since 2026-12-05), "merged_from": [{"path", "host", "merged"}]  (only in a
+//             file created by `merge`)}
 //   line n:  {"index": n-2, <outcome record: label, config, status, objective_ms, timing, ...>,
-//             "origin": {"host", "pid"},                    (who measured it)
+//             "origin": {"host", "pid", "budget"},          (who measured it, under which budget)
 //             "finished": "<UTC ISO 8601 with milliseconds>"  (when it was recorded; absent in
 //                                                            files written before 2026-12-02)
 //             "merged_from": {"path", "host", "merged"}     (only in a record copied by `merge`)}
@@ -66,6 +67,10 @@ struct ResultsHeader {
   /// that a resumed tuning and the header keep its budget. Empty for a kernel without sizes (the
   /// field "size_start" is then left out).
   std::string size_start;
+  /// The evaluations budget of the tuning that started the file (after --budget; a size's own
+  /// budget), "budget" in the header line; each record of a tuning also names its tuning's budget
+  /// in "origin". Unset in files written before 2026-12-05.
+  std::optional<std::size_t> budget;
   nlohmann::json merged_from = nlohmann::json::array();  // [{"path", "host", "merged"}], by `merge`
   nlohmann::json other = nlohmann::json::object();  // fields this tuner does not know, kept as read
 };
@@ -84,6 +89,9 @@ struct ResultsFile {
   /// from a ResultsWriter.
   std::vector<std::size_t> record_index;
   std::vector<std::string> warnings;  // e.g. a dropped half-written last line
+  /// The budget of the latest tuning that recorded into the file (recorded_budget): what a header
+  /// written from the file states, as the tuning's own header did.
+  std::optional<std::size_t> budget;
 };
 
 /// One record line as read, without a search space.
@@ -106,6 +114,10 @@ struct RawResults {
 /// ResultsError naming the file when it does not exist (checked first) and the file and line for
 /// malformed content.
 RawResults read_raw_results(const std::filesystem::path& path, bool take_lock = true);
+
+/// The evaluations budget of the latest tuning that recorded into the file: the last record's
+/// "origin": {"budget"}, else the header line's "budget"; unset when neither says (older files).
+std::optional<std::size_t> recorded_budget(const RawResults& raw);
 
 /// Reads a results file (under its lock): outcomes rebuilt in `space`, the first record of each
 /// configuration kept. Throws ResultsError naming the file and line for malformed content.
@@ -134,7 +146,7 @@ class ResultsWriter {
   /// see ResultsFile), read under the lock; what it returns is not handed out again by
   /// take_foreign.
   ResultsFile read_existing();
-  /// Appends one outcome (with "origin": this host and process).
+  /// Appends one outcome (with "origin": this host and process, and the header's budget).
   void append(const Outcome& outcome);
   /// Appends one record as it is (merge); its "index" is set to its position.
   void append_json(nlohmann::json record);
