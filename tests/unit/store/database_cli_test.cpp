@@ -518,6 +518,50 @@ TEST_F(DatabaseCli, HeaderStatesTheBudgetTheTuningsRecorded) {
   EXPECT_EQ(read_file(dir_ / "from_db.hpp"), read_file(dir_ / "tuned.hpp"));
 }
 
+// Issue 37: near-ties 0.03 % apart made fresh tunings of one space crown different constants. A
+// crafted results file, its records in either order: the header crowns the first in the space's
+// order among those within 1 % (crown.hpp rule 2), byte for byte the same.
+TEST_F(DatabaseCli, NearTiesInAResultsFileCrownTheSameWinnerInEitherRecordOrder) {
+  ASSERT_EQ(run(tune_args(1)).code, 0);  // the key's file, with the tuner's own header line
+  const fs::path file = key_file();
+  std::ifstream in(file);
+  std::string header_line, first;
+  std::getline(in, header_line);
+  std::getline(in, first);
+  in.close();
+  const nlohmann::json defaults = nlohmann::json::parse(first);
+  ASSERT_EQ(defaults["config"]["UNROLL"], 1);
+  auto record = [&](int unroll, double ms) {
+    nlohmann::json r = defaults;
+    r["config"]["UNROLL"] = unroll;
+    r["label"] = "UNROLL=" + std::to_string(unroll);
+    r["status"] = "ok";
+    r["objective_ms"] = ms;
+    r.erase("extra");
+    return r;
+  };
+  const std::vector<nlohmann::json> records = {record(1, 2.0), record(9, 1.0), record(5, 1.0003)};
+  std::string headers[2];
+  for (int order = 0; order < 2; ++order) {
+    std::ofstream out(file, std::ios::trunc);
+    out << header_line << "\n";
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      nlohmann::json r = records[order == 0 ? i : records.size() - 1 - i];
+      r["index"] = i;
+      out << r.dump() << "\n";
+    }
+    out.close();
+    fs::remove(file.string() + ".confirmation.json");
+    const TunerRun r = run(tune_args(3));  // 3 stored: nothing evaluated, the header crowned from them
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(records_of(file).size(), 3u);
+    headers[order] = read_file(dir_ / "tuned.hpp");
+    EXPECT_NE(headers[order].find("// Winner:      UNROLL=5  1.0003 ms"), std::string::npos) << headers[order];
+    EXPECT_NE(headers[order].find("inline constexpr int UNROLL = 5;"), std::string::npos) << headers[order];
+  }
+  EXPECT_EQ(headers[0], headers[1]);
+}
+
 // Issue 37: a tuning database path that is a regular file was exit 1, "bad input", and read as the
 // spec's fault; the environment has its own exit code (5) and words, before anything is tuned.
 TEST_F(DatabaseCli, ADatabaseThatIsAFileIsTheEnvironmentWithItsOwnExitCode) {
