@@ -68,6 +68,9 @@ TEST_F(Commands, CheckWithoutCompilingChecksTheLaunchLimitsAndSaysWhatItLeftOut)
   EXPECT_NE(ok.out.find("nothing compiled (--no-compile: the kernels' registers and shared memory are not checked)"),
             std::string::npos)
       << ok.out;
+  // Compiling for no architecture (none given, none in the spec) checks the expressions the same way.
+  const TunerRun no_arch = tuner({"check", "--spec", s, "--config", "BLOCK=2048"});
+  EXPECT_EQ(no_arch.code, 4) << no_arch.out << no_arch.err;
   // Defaults over the limit: exit 2, as a compile would say.
   spec["defaults"]["BLOCK"] = 2048;
   std::ofstream(dir_ / "spec.json") << spec.dump();

@@ -177,6 +177,11 @@ int run_check(const CheckArgs& a) {
                         spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
       targets.clear();
     }
+    if (targets.empty())  // nothing compiled: the launch limits are checked from the expressions alone
+      if (const auto f = check_launch_limits(a, spec, config, checked)) {
+        std::cerr << me << f->message << "\n";
+        return f->code;
+      }
     // One backend per architecture; every compile (the defaults, and --config where it differs, per
     // architecture) runs at once, so the check takes about one compile's time where cores allow.
     struct Job {
