@@ -13,7 +13,9 @@
 #   H200 (216 configurations, about 1.5 s per run): run it alone in one device call. Time limits
 #   (seconds, no new evaluation after): FAILURES_EXHAUSTIVE_TIME_LIMIT (420),
 #   FAILURES_TIME_LIMIT (150).
-#   throughput: AdaExplore vs Kernel Tuner 1.5.0 on the gemm example, same space and budget
+#   throughput: AdaExplore vs Kernel Tuner 1.5.0 on the gemm example, same space and budget, at
+#   M = N = K = 4096 (the example's SIZES left out: throughput.py tunes spec-4096.json beside its
+#   spec; ctest's cli.throughput_dry_run runs this step's commands with --dry-run, no GPU)
 #   (bench/throughput.py: evaluations per minute, share of wall time timing kernels, time to within
 #   2 % of the best known, both winners re-measured with gemm_bench.cu). Needs the wheels in .whl/
 #   (carry .whl; installed into /tmp/site). THROUGHPUT_BUDGET (100 evaluations each),

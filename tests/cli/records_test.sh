@@ -14,7 +14,8 @@
 #                a header AdaExplore did not write is left.
 #   write_failure  the near-tie verdict cannot be written (a folder at its path): the tuning says
 #                which file and why, still writes its header, exit 0, no temporary left; then a
-#                header that cannot be written: exit 1 naming it and why, the results kept.
+#                header that cannot be written: exit 5 (the environment) naming it and why, the
+#                results kept.
 #   cpu_mask     a tuning under `taskset -c 0` (as mpirun --bind-to core binds a rank): warned of the
 #                narrow CPU mask with the fix; without the mask, no warning. Skipped on one CPU.
 #   broken_setup a template that fails to compile for every configuration (a missing header, each
@@ -150,15 +151,15 @@ case_write_failure() {
   (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header tuned.hpp --confirm-margin 100 > log1.txt 2>&1)
   local rc=$?
   [ $rc = 0 ] && pass "exit 0: the tuning and its results stand" || fail "exit $rc: $(tail -2 "$d/log1.txt")"
-  grep -q "warning: the near-tie verdict is not kept: cannot write db/twice/$name.confirmation.json: Is a directory" \
+  grep -q "warning: the near-tie verdict is not kept: cannot write db/twice/$name.confirmation.json: is a folder" \
     "$d/log1.txt" && pass "the file and the reason named" || fail "no warning naming the verdict's file: $(grep -i verdict "$d/log1.txt")"
   grep -q "kTuned = true" "$d/tuned.hpp" && pass "the header is still written" || fail "no header"
   [ -z "$(find "$d/db" -name '*.tmp-*')" ] && pass "no temporary file left" || fail "temporaries: $(find "$d/db" -name '*.tmp-*')"
   mkdir -p "$d/header-folder.hpp"
   (cd "$d" && "$TUNER" "${TUNE[@]}" --database db --header header-folder.hpp > log2.txt 2>&1)
   rc=$?
-  [ $rc = 1 ] && pass "a header that cannot be written: exit 1" || fail "exit $rc"
-  grep -q "no header written: cannot write header-folder.hpp: Is a directory; the 12 evaluations are kept in db/twice/$name" \
+  [ $rc = 5 ] && pass "a header that cannot be written: exit 5, the environment" || fail "exit $rc"
+  grep -q "no header written (the environment, not the input): cannot write header-folder.hpp: is a folder; give a file name, or move the folder aside; the 12 evaluations are kept in db/twice/$name" \
     "$d/log2.txt" && pass "the header's file and the reason named, the results kept" || fail "$(tail -2 "$d/log2.txt")"
 }
 

@@ -594,5 +594,77 @@ TEST_F(Database, MergeRefusesAForeignSourceNamingItAndTheMoveCommand) {
   EXPECT_THROW(merge_into(dir_ / "db", {dir_ / "missing"}), ResultsError);
 }
 
+// Issue 37: a bad source after good ones left the good ones merged without a word. Every source is
+// read first: a bad one stops the merge before anything is written, and the message says so.
+TEST_F(Database, MergeReadsEverySourceFirstAndABadOneMergesNothing) {
+  const std::string key = content_hash("k");
+  write_results(dir_ / "a" / "k" / (key.substr(0, 16) + ".jsonl"),
+                header("k", key, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"), {record(1, 1, "ok", 1.0)});
+  const fs::path bad = dir_ / "b" / "k" / "broken.jsonl";
+  fs::create_directories(bad.parent_path());
+  std::ofstream(bad) << "{not json\n";
+  const fs::path into = dir_ / "db";
+  try {
+    merge_into(into, {dir_ / "a", dir_ / "b"});
+    FAIL() << "expected an error";
+  } catch (const ResultsError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(bad.string() + ":1: not valid JSON"), std::string::npos) << m;
+    EXPECT_NE(m.find("; nothing was merged (every source is read before anything is written)"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(fs::exists(database_file(into, "k", key)));
+}
+
+// An error while writing (a destination that cannot be locked) ends with what was merged before.
+TEST_F(Database, MergeStoppedWhileWritingSaysWhatItMerged) {
+  const std::string first = content_hash("k1"), second = content_hash("k2");
+  const std::string low = std::min(first, second), high = std::max(first, second);  // merged in key order
+  write_results(dir_ / "a" / "k" / (low.substr(0, 16) + ".jsonl"),
+                header("k", low, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"),
+                {record(1, 1, "ok", 1.0), record(2, 2, "ok", 2.0)});
+  write_results(dir_ / "b" / "k" / (high.substr(0, 16) + ".jsonl"),
+                header("k", high, "NVIDIA H200", "9.0", "2024-01-01T00:00:00Z"), {record(1, 1, "ok", 1.0)});
+  const fs::path into = dir_ / "db";
+  fs::create_directories(lock_path_for(database_file(into, "k", high)));  // a folder where its lock file goes
+  try {
+    merge_into(into, {dir_ / "a", dir_ / "b"});
+    FAIL() << "expected an error";
+  } catch (const EnvironmentError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("a folder stands where the lock file must be"), std::string::npos) << m;
+    EXPECT_NE(m.find("; merged before it stopped (kept): k " + low.substr(0, 16) + ": 2 records into " +
+                     database_file(into, "k", low).string()),
+              std::string::npos)
+        << m;
+  }
+  EXPECT_EQ(lines_of(database_file(into, "k", low)).size(), 3u);
+}
+
+// `merge --into <a file>` blamed POSIX locks; it is the environment, said as such, nothing merged.
+TEST_F(Database, MergeIntoAFileSaysItIsAFile) {
+  const std::string key = content_hash("k");
+  write_results(dir_ / "a" / "k" / (key.substr(0, 16) + ".jsonl"),
+                header("k", key, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"), {record(1, 1, "ok", 1.0)});
+  std::ofstream(dir_ / "db-file") << "";
+  try {
+    merge_into(dir_ / "db-file", {dir_ / "a"});
+    FAIL() << "expected an error";
+  } catch (const EnvironmentError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find((dir_ / "db-file").string() + ": is a file, not a tuning database folder"), std::string::npos) << m;
+    EXPECT_EQ(m.find("POSIX"), std::string::npos) << m;
+    EXPECT_NE(m.find("nothing was merged"), std::string::npos) << m;
+  }
+  // A writer under a file where its folder must be: the same words, not a file-system error.
+  try {
+    ResultsWriter w(dir_ / "db-file" / "k" / "x.jsonl", header("k", key, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"),
+                    space());
+    FAIL() << "expected an error";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir_ / "db-file").string() + ": is a file, not a folder"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace adaexplore

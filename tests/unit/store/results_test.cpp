@@ -153,7 +153,7 @@ TEST_F(Results, AnAppendThatFailsNamesTheReasonAndLeavesNoHalfLine) {
         Outcome big = failed({1, 1, 1}, Status::compile_error, std::string(4000, 'e'));
         try {
           w.append(big);
-        } catch (const ResultsError& e) {
+        } catch (const EnvironmentError& e) {  // the environment (exit 5)
           const std::string what = e.what();
           const bool named = what.find("cannot write " + path_.string() + ": File too large") == 0;
           std::_Exit(named && fs::file_size(path_) == before ? 0 : 2);

@@ -12,6 +12,7 @@
 #include <exception>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -20,15 +21,16 @@
 #include "util/process.hpp"
 #include "evaluate/program_backend.hpp"
 #include "evaluate/render.hpp"
+#include "evaluate/resource_check.hpp"
 #include "model/spec.hpp"
 #include "util/files.hpp"
 
 namespace adaexplore {
 namespace {
 
-/// Exit code of `check` when the spec, template and defaults pass but the --config configuration
-/// does not (the caller falls back to the defaults, or fails where that configuration is required).
-constexpr int kExitConfigRejected = 4;
+// kExitConfigRejected (4, commands.hpp): the spec, template and defaults pass but the --config
+// configuration does not (the caller falls back to the defaults, or fails where that configuration
+// is required).
 
 struct CheckArgs {
   std::string spec, config, config_from = "--config";
@@ -95,6 +97,46 @@ Failure compile_one(Backend& backend, const Spec& spec, const Config& config, co
   return {};
 }
 
+// --no-compile: the launch limits checked without compiling (a compile checks them with the ptxas
+// report too): the spec's launch expressions for the defaults and --config against each target
+// architecture's limits (--arch, else compiler.arch; neither: what holds on every CUDA GPU, 1024
+// threads per block and 48 KiB of shared memory without the opt-in). What was checked goes into
+// `checked`; a configuration over a limit is the failure the compile would report.
+std::optional<Failure> check_launch_limits(const CheckArgs& a, const Spec& spec, const std::optional<Config>& config,
+                                           std::vector<std::string>& checked) {
+  if (spec.backend != "cuda") return std::nullopt;
+  if (!spec.launch.threads_per_block && !spec.launch.dynamic_shared_bytes) {
+    checked.push_back("launch limits not checked: the spec has no launch expressions (THREADS_PER_BLOCK, "
+                      "DYNAMIC_SHARED_BYTES; a compile checks the kernels' own figures)");
+    return std::nullopt;
+  }
+  std::vector<std::string> targets = a.archs;
+  if (targets.empty() && !spec.compiler.arch.empty()) targets = {spec.compiler.arch};
+  if (targets.empty()) targets = {""};
+  for (const std::string& arch : targets) {
+    DeviceLimits limits;
+    std::string where = "every CUDA GPU's limits";
+    if (!arch.empty()) {
+      const auto known = limits_for_compute_capability(arch);
+      if (known) limits = *known;
+      where = known ? arch + "'s limits" : arch + " (unknown: every CUDA GPU's limits)";
+    }
+    if (arch.empty() || !limits_for_compute_capability(arch))
+      limits.shared_per_block_optin = std::numeric_limits<long>::max();  // the opt-in's limit is the device's
+    const std::string label = arch.empty() ? "every CUDA GPU" : arch;
+    if (auto v = launch_verdict(spec.launch, spec.space, spec.defaults, limits, label))
+      return Failure{kExitTuningFailed, "the defaults " + v->label + " for " + label + ": " + to_string(v->status) +
+                                            ": " + v->message};
+    if (config)
+      if (auto v = launch_verdict(spec.launch, spec.space, *config, limits, label))
+        return Failure{kExitConfigRejected, a.config_from + " " + v->label + " for " + label + ": " +
+                                                to_string(v->status) + ": " + v->message};
+    checked.push_back(std::string("the defaults") + (config ? " and " + a.config_from : "") +
+                      " within the launch limits (" + where + ", from the spec's launch expressions)");
+  }
+  return std::nullopt;
+}
+
 int run_check(const CheckArgs& a) {
   Spec spec = load_spec(a.spec);  // parameters, constraints, defaults, launch expressions
   if (a.jobs) spec.jobs = a.jobs;
@@ -122,6 +164,13 @@ int run_check(const CheckArgs& a) {
   }
 
   std::vector<std::string> reports;
+  if (!a.compile) {
+    if (const auto f = check_launch_limits(a, spec, config, checked)) {
+      std::cerr << me << f->message << "\n";
+      return f->code;
+    }
+    checked.push_back("nothing compiled (--no-compile: the kernels' registers and shared memory are not checked)");
+  }
   if (a.compile) {
     std::vector<std::string> targets = a.archs;
     if (spec.backend == "cuda" && targets.empty() && !spec.compiler.arch.empty()) targets = {spec.compiler.arch};
@@ -133,6 +182,11 @@ int run_check(const CheckArgs& a) {
                         spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
       targets.clear();
     }
+    if (targets.empty())  // nothing compiled: the launch limits are checked from the expressions alone
+      if (const auto f = check_launch_limits(a, spec, config, checked)) {
+        std::cerr << me << f->message << "\n";
+        return f->code;
+      }
     // One backend per architecture; the compiles (the defaults, and --config where it differs, per
     // architecture) run side by side, at most the tuning's compile workers at once
     // (Backend::parallelism: --jobs, the spec's jobs, else the CPUs this process may run on), as
@@ -245,7 +299,10 @@ Command register_check_command(CLI::App& app) {
   sub->add_option("--config", a->config, "a configuration to check too, NAME=VALUE,NAME=VALUE (every parameter)");
   sub->add_option("--config-from", a->config_from,
                   "where --config comes from, for messages (e.g. \"the pinned header /src/pinned/gemm.hpp\")");
-  sub->add_flag("!--no-compile", a->compile, "check the spec, template and --config only; compile nothing");
+  sub->add_flag("!--no-compile", a->compile,
+                "check the spec, template, --config and the launch limits of the spec's launch expressions "
+                "(--arch's, else compiler.arch's, else every CUDA GPU's) only; compile nothing (the kernels' "
+                "registers and shared memory are then not checked, and the summary says so)");
   sub->add_option("--jobs", a->jobs,
                   "compiles at once, as tune's --jobs (default: the spec's jobs, else the CPUs this process may run "
                   "on, its affinity mask)");

@@ -231,7 +231,8 @@ void confirm_winner(const TuneArgs& a, const std::string& label, const std::file
     // What was measured stands: the header crowns this verdict; only later readings lack it.
     std::cerr << "[adaexplore] " << label << ": warning: the near-tie verdict is not kept: " << e.what()
               << "; this tuning's header crowns it, but until a tuning writes it, `tune --cached`, `header` "
-                 "and a reconfigure with nothing new crown the fastest single measurement instead\n";
+                 "and a reconfigure with nothing new crown from the single measurements instead (the first in the space's "
+                 "order within 1 % of the fastest)\n";
     CrownEvidence evidence{results, key};
     evidence.verdict = &verdict;
     report.best = crown(report.outcomes, evidence);
@@ -760,6 +761,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       // "size_start"), so a resumed size goes on to its budget, a raised BUDGET or SIZE_BUDGET
       // resumes the sizes it applies to, and the header states it.
       if (z.place.header.size_start == "transfer") z.spec.budget_evaluations = later;
+      z.place.header.budget = z.spec.budget_evaluations;
       states.push_back(std::move(z));
     }
   }
@@ -821,6 +823,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
                                       [&](const SizeState& o) { return o.index != i && succeeded(o); });
       z.place.header.size_start = others ? "transfer" : "cold";
       z.spec.budget_evaluations = others ? later : spec.budget_evaluations;
+      z.place.header.budget = z.spec.budget_evaluations;
     }
     KeyExtras extras;
     const SizeTransfer t = transfer_from(others_of(i), spec.sizes.warm_start, z.outcomes);
@@ -932,16 +935,20 @@ int run_tune_here(const TuneArgs& a) {
   if (const int code = tune_key(a, spec, *backend, place, {}, spec.name, report))
     return without_stale_header(code, a, spec, header_path);
   HeaderInfo info = tuned_header_info(spec, header, report.outcomes, report.best, spec.strategy, spec.seed);
+  if (report.new_evaluations == 0)  // nothing recorded now: the budget of the tuning that recorded them
+    if (const auto recorded = recorded_budget(read_raw_results(place.results))) info.budget = *recorded;
   info.skipped = report.skipped;  // only a tuning knows it ended "space exhausted" (not stored_header_info())
   bool wrote = false;
   try {
     wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
   } catch (const std::exception& e) {
-    std::cerr << "adaexplore-tuner tune: " << spec.name << ": no header written: " << e.what() << "; the "
+    const bool environment = dynamic_cast<const EnvironmentError*>(&e) != nullptr;
+    std::cerr << "adaexplore-tuner tune: " << spec.name << ": no header written"
+              << (environment ? " (the environment, not the input)" : "") << ": " << e.what() << "; the "
               << report.outcomes.size() << " evaluations are kept in " << place.results.string()
               << ": once it can be written, `adaexplore-tuner tune --cached` (with --database) or the same command "
                  "writes it without measuring again\n";
-    return kExitBadInput;
+    return environment ? kExitEnvironment : kExitBadInput;
   }
   std::cout << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective
             << " ms";
@@ -1117,7 +1124,9 @@ Command register_tune_command(CLI::App& app) {
       "file: the message names the file, the line and the `mv` command that moves it aside); 2 no\n"
       "configuration compiled, ran and verified, or the setup is broken (a header an earlier tuning wrote at\n"
       "--header is then removed: it no longer matches the sources); 3 no CUDA GPU for a cuda tuning, or\n"
-      "(--cached) no successful result stored for the key.\n"
+      "(--cached) no successful result stored for the key; 5 the environment, not the input: a file or folder\n"
+      "could not be created, written or locked (permissions, a full disk, a --database that is a file; the\n"
+      "evaluations already measured are kept).\n"
       "Every evaluation ends in one status: ok, slow, compile_error, resource_limit, launch_error, crash,\n"
       "wrong_result or timeout (a compile over compiler.timeout_s: extra.timeout_stage \"compile\"; a run over\n"
       "its time limit: \"run\"). What produces each status, the results record's fields, how a tuning ends\n"
@@ -1211,7 +1220,8 @@ Command register_tune_command(CLI::App& app) {
   sub->add_flag("--no-report", a->no_report, "write no report")->excludes(report);
   sub->add_option("--chartjs", a->chartjs,
                   "Chart.js to inline into the report (default: $ADAEXPLORE_CHARTJS, else Debian's libjs-chart.js, "
-                  "/usr/share/javascript/chart.js/chart.min.js; without it the report has tables only)")
+                  "/usr/share/javascript/chart.js/chart.min.js, else the Chart.js 3.9.1 compiled into the tuner, "
+                  "third_party/chartjs/)")
       ->check(CLI::ExistingFile);
   sub->add_flag("--profile", a->profile,
                 "after the search (never during it), profile the winner, the defaults and up to 3 finalists once "

@@ -1,8 +1,6 @@
 // adaexplore-tuner: the command-line tuner. Subcommands: tune, defaults, device, strategies,
 // replay, explain, merge, header.
-// Exit codes: 0 success; 1 bad usage or input (spec, template, results file); 2 the tuning found
-// no valid configuration or the setup is broken; 3 no GPU for a cuda tuning, or nothing stored
-// (`tune --cached`, `header --database`).
+// Exit codes: cli/commands.hpp (kExitCodesHelp, shown by --help).
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -13,7 +11,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "adaexplore-tuner: failure-driven, diversity-preserving autotuner for CUDA (and C++) kernels.\n"
       "Reads a tuning spec (JSON), evaluates configurations, writes a results file (JSON Lines)\n"
-      "and a header of constexpr winning parameters."};
+      "and a header of constexpr winning parameters.\n" + std::string(adaexplore::kExitCodesHelp)};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string(ADAEXPLORE_VERSION));
   adaexplore::register_commands(app);

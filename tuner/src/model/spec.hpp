@@ -4,6 +4,9 @@
 // {
 //   "name": "gemm",                          // identifier; header <name>.hpp, namespace default adaexplore::<name>
 //   "namespace": "adaexplore::gemm",         // optional
+//   (The names that reach the header, "name" without "namespace", the namespace's parts, the
+//   parameters' and the sizes' names, may not be C++ keywords, macros, reserved identifiers or
+//   the header's own names: model/identifier.hpp.)
 //   "backend": "cuda" | "host",
 //   "template": "gemm.cuh.in",               // kernel source with ${NAME} placeholders
 //   "benchmark": "gemm_bench.cu",            // harness program (templates/adaexplore/harness*.h*)

@@ -59,6 +59,7 @@ ResultsHeader tuning_header(const Spec& spec, const std::string& backend, const 
   header.device = device;
   header.strategy = spec.strategy;
   header.seed = spec.seed;
+  header.budget = spec.budget_evaluations;
   header.started = utc_now();
   header.host = host_name();
   return header;

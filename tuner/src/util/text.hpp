@@ -32,5 +32,14 @@ bool is_valid_utf8(std::string_view text);
 /// writers (results records and header lines, profiles, the runner's replies), so that one byte
 /// that came in another way never loses a measurement.
 nlohmann::json valid_utf8_json(nlohmann::json j);
+/// `text` made safe for one line of a C++ comment, a log or a progress line: line breaks and tabs
+/// become spaces, other control characters (NUL, ESC, DEL, ...) the four characters \xNN, trailing
+/// spaces go, and a backslash that would end the line is written \x5c (a // comment ending in one
+/// continues on the next line).
+std::string one_line_text(const std::string& text);
+
+/// `text` as a C++ string literal, quotes included: " and \ escaped, line breaks \n and \r,
+/// every other control character (NUL included) a three-digit octal escape.
+std::string cpp_string_literal(const std::string& text);
 
 }  // namespace adaexplore
