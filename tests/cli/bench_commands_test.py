@@ -11,19 +11,28 @@ fails here, with the file and line that documents the command. And tools/device-
 its argument loop handles is documented in its usage comment ("#   <mode>: ..."), and every mode
 its usage line lists is handled.
 
-  python3 tests/cli/bench_commands_test.py <repository>
-No GPU, no tuner: nothing is run but the argument parsers (tests/CMakeLists.txt: cli.bench_commands).
+The commands are written to be run from the repository root with the tuner built as README.md
+builds it (build/tuner/adaexplore-tuner), and some parsers check that a tuner named in them exists:
+they are parsed in a scratch folder standing for that root (bench/ and tools/ linked, the tuner
+given, else the repository's build/, linked at build/tuner/adaexplore-tuner), so that the outcome
+depends neither on the folder the test runs in nor on the name of the build folder.
+
+  python3 tests/cli/bench_commands_test.py <repository> [<adaexplore-tuner>]
+No GPU: nothing is run but the argument parsers (tests/CMakeLists.txt: cli.bench_commands).
 """
 import argparse
 import contextlib
 import io
+import os
 import re
 import runpy
 import shlex
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else Path(__file__).resolve().parents[2]
+TUNER = Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else REPO / "build" / "tuner" / "adaexplore-tuner"
 COMMAND = re.compile(r"python3 (bench/[a-z_]+\.py)\b")
 
 
@@ -122,7 +131,29 @@ def device_run_modes():
     return documented, handled, listed
 
 
+def stand_in_root(folder):
+    """`folder` made to stand for the repository root the documented commands run from."""
+    for name in ("bench", "tools"):
+        (folder / name).symlink_to(REPO / name, target_is_directory=True)
+    (folder / "build" / "tuner").mkdir(parents=True)
+    (folder / "build" / "tuner" / "adaexplore-tuner").symlink_to(TUNER)
+
+
 def main():
+    if not TUNER.is_file():
+        print(f"no tuner at {TUNER}: give the built adaexplore-tuner as the second argument")
+        return 1
+    with tempfile.TemporaryDirectory(prefix="bench-commands-") as scratch:
+        stand_in_root(Path(scratch))
+        here = os.getcwd()
+        os.chdir(scratch)
+        try:
+            return check_all()
+        finally:
+            os.chdir(here)
+
+
+def check_all():
     failures, checked = [], 0
     scripts = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "bench").glob("*.py"))
     for script in scripts:  # each script's --help: it starts and builds its parser
