@@ -101,8 +101,9 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     once each per target architecture (``ARCH``, else every concrete entry of
     ``CUDA_ARCHITECTURES`` / ``CMAKE_CUDA_ARCHITECTURES``; none: nothing compiled), as a tuning
     compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), side by side up to ``JOBS``
-    at once; nothing is run. A status line says what was checked, with the ptxas report per architecture. A check that
-    passed is not repeated while the spec, template, benchmark and pinned header are unchanged
+    at once; nothing is run. A status line says what was checked, with the ptxas report per
+    architecture. A check that passed is not repeated while the spec, template, benchmark and
+    pinned header are unchanged
     (``_adaexplore/kernels/<name>/check.stamp``; headers they include are not watched). The same
     check runs for every kernel that is not tuned (``DEFAULTS``, ``PINNED`` and ``CACHED`` modes,
     cross-compiling); ``host`` kernels are not compiled by it (they tune where configured natively).
