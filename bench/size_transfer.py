@@ -127,7 +127,7 @@ def main():
     say = lines.append
     say("# Size-transfer benchmark")
     say("")
-    say(f"Generated {datetime.date.today().isoformat()} by `python3 bench/size_transfer.py --tuner ... "
+    say(f"Generated {datetime.date.today().isoformat()} by `python3 bench/size_transfer.py --tuner ... --work ... "
         f"--kernels {a.kernels} --budget {a.budget} --seeds {a.seeds}` on {platform.node()} "
         f"(commit {subprocess.run(['git', '-C', str(REPO), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}).")
     say("")

@@ -6,6 +6,8 @@ What is tuned. examples/gemm: C = alpha * A * B + beta * C, float, row-major, M 
 alpha 1.5, beta -0.5; the kernel kernels/sgemm_kernel.cuh; 8 parameters (8192 configurations),
 constraints BLOCK_M % THREAD_M == 0 and BLOCK_N % THREAD_N == 0, all read from the spec file the
 CMake module writes (build/_adaexplore/kernels/gemm/spec.json), so both tools get the same space.
+The example declares SIZES (three sizes, each its own tuning): AdaExplore tunes the spec at one
+size, 4096, written without its "sizes" beside it as spec-4096.json (one_size_spec).
   - AdaExplore: `adaexplore-tuner tune --spec <spec> --budget B --time-limit T --fresh --results
     <out>/adaexplore.jsonl --header <out>/adaexplore.hpp` (default strategy, parallel compiles,
     gemm_bench.cu with the harness, as modules in the tuner's long-lived runner, near-ties
@@ -72,6 +74,8 @@ remeasure-measure.json, remeasure.log, summary.json, summary.md.
 Commands:
   python3 bench/throughput.py run --spec build/_adaexplore/kernels/gemm/spec.json \
       --tuner build/tuner/adaexplore-tuner --out out/throughput [--budget 100] [--time-limit 150] [--before]
+  python3 bench/throughput.py run --dry-run --spec ... --tuner ... --out ...   # no GPU: the spec at one
+      size, the tuner's check of it and of the options passed to tune and measure; nothing tuned
   python3 bench/throughput.py check-kt-source [--all]   # no GPU: nvcc -c of gemm_kt.cu per config
   python3 bench/throughput.py check-kt-space --spec ...  # no GPU: Kernel Tuner's search space
   python3 bench/throughput.py summarize --out DIR       # the figures again from the files
@@ -409,13 +413,38 @@ def program_spec(spec_path):
     return str(path)
 
 
+def one_size_spec(spec_path):
+    """The spec at the benchmark's one size, M = N = K = 4096 (what Kernel Tuner's side measures):
+    the gemm example declares SIZES (its spec's "sizes": one tuning, and one results file, per
+    size), so a spec with "sizes" is written again without them, with run.args --size 4096, beside
+    it as spec-4096.json (its paths are relative to its folder). A spec without sizes is used as
+    it is."""
+    spec = json.loads(Path(spec_path).read_text())
+    if "sizes" not in spec:
+        return spec_path
+    names, values = spec["sizes"]["names"], spec["sizes"]["values"]
+    if [M, N, K] not in [[dict(zip(names, v)).get(d) for d in ("M", "N", "K")] for v in values]:
+        print(f"{spec_path}: its sizes ({values}) do not include M = N = K = {M}; tuning at {M} anyway")
+    del spec["sizes"]
+    run = spec.setdefault("run", {})
+    run["args"] = [x for x in run.get("args", []) if x != "--size"] + ["--size", str(M)]
+    path = Path(spec_path).with_name(f"spec-{M}.json")
+    path.write_text(json.dumps(spec, indent=1))
+    return str(path)
+
+
+def tune_command(a, out, tag="adaexplore", spec=None):
+    results = out / f"{tag}.jsonl"
+    return [a.tuner, "tune", "--spec", spec or a.spec, "--budget", str(a.budget), "--time-limit", str(a.time_limit),
+            "--fresh", "--results", str(results), "--header", str(out / f"{tag}.hpp"), "--seed", str(a.seed)]
+
+
 def run_adaexplore(a, out, tag="adaexplore", spec=None):
     results = out / f"{tag}.jsonl"
     for p in (results, out / f"{tag}.hpp"):
         if p.exists():
             p.unlink()
-    cmd = [a.tuner, "tune", "--spec", spec or a.spec, "--budget", str(a.budget), "--time-limit", str(a.time_limit),
-           "--fresh", "--results", str(results), "--header", str(out / f"{tag}.hpp"), "--seed", str(a.seed)]
+    cmd = tune_command(a, out, tag, spec)
     arrivals = []  # seconds since start at which each results line (header first) appeared
     done = threading.Event()
 
@@ -479,24 +508,34 @@ def read_adaexplore(out, tag="adaexplore"):
 # Re-measuring both winners with AdaExplore's benchmark
 # ---------------------------------------------------------------------------------------------
 
+def measure_labels(a, winners):
+    """{tool: the tuner's own label of its winner} (NAME=VALUE,... in the spec's parameter order):
+    what `measure --config` takes and what its JSON names each contender by. A winner's missing
+    parameters are the defaults' (the dry run's stand-in winner)."""
+    spec = json.loads(Path(a.spec).read_text())
+    names = [p["name"] for p in spec["parameters"]]
+    return {t: ",".join(f"{n}={dict(spec['defaults'], **c)[n]}" for n in names) for t, c in winners.items()}
+
+
+def measure_command(a, out, winners):
+    spec = json.loads(Path(a.spec).read_text())
+    names = [p["name"] for p in spec["parameters"]]
+    distinct = list(dict.fromkeys(measure_labels(a, winners).values()))
+    if len(distinct) < 2:  # the same winner: measured against the defaults, which `measure` needs
+        distinct.append(",".join(f"{n}={int(spec['defaults'][n])}" for n in names))
+    cmd = [a.tuner, "measure", "--spec", a.spec, "--rounds", str(a.repeats),
+           "--json", str(out / "remeasure-measure.json")]
+    for l in distinct:
+        cmd += ["--config", l]
+    return cmd
+
+
 def remeasure(a, out, winners):
     """winners: {tool: config}. Both measured again interleaved by `adaexplore-tuner measure` (the
     tuner's own evaluation path: the kernel unit, the runner, confirm.hpp's rotated rounds),
     --repeats rounds. Returns {tool: {"config", "label", "runs_ms", "median_ms"}}; writes
     remeasure.json (and remeasure-measure.json, the command's own figures)."""
-    spec = json.loads(Path(a.spec).read_text())
-    names = [p["name"] for p in spec["parameters"]]
-    # The tuner's own label (NAME=VALUE,... in the spec's parameter order): what `measure --config`
-    # takes and what its JSON names each contender by.
-    tuner_label = lambda c: ",".join(f"{n}={c[n]}" for n in names)
-    labels = {t: tuner_label(c) for t, c in winners.items()}
-    distinct = list(dict.fromkeys(labels.values()))
-    if len(distinct) < 2:  # the same winner: measured against the defaults, which `measure` needs
-        distinct.append(tuner_label({k: int(v) for k, v in spec["defaults"].items()}))
-    cmd = [a.tuner, "measure", "--spec", a.spec, "--rounds", str(a.repeats),
-           "--json", str(out / "remeasure-measure.json")]
-    for l in distinct:
-        cmd += ["--config", l]
+    cmd, labels = measure_command(a, out, winners), measure_labels(a, winners)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     (out / "remeasure.log").write_text(shlex.join(cmd) + "\n" + p.stdout + p.stderr)
     got = json.loads((out / "remeasure-measure.json").read_text()) if (out / "remeasure-measure.json").exists() else {}
@@ -654,11 +693,42 @@ def summarize(out):
     return summary
 
 
+def dry_run(a, out):
+    """What `run` would do, checked without a GPU: the spec (one size), the tuner's acceptance of it
+    (`check --no-compile`) and of every option `run` passes to `tune` and `measure` (their --help).
+    Prints the commands; returns the exit code."""
+    problems = []
+    if json.loads(Path(a.spec).read_text()).get("sizes"):
+        problems.append(f"{a.spec}: still has \"sizes\": tune would write one results file per size, not "
+                        f"{out / 'adaexplore.jsonl'}")
+    check = subprocess.run([a.tuner, "check", "--spec", a.spec, "--no-compile"], capture_output=True, text=True)
+    if check.returncode != 0:
+        problems.append(f"adaexplore-tuner check --spec {a.spec} --no-compile: exit {check.returncode}: "
+                        f"{check.stderr.strip() or check.stdout.strip()}")
+    commands = [tune_command(a, out)]
+    if a.before:
+        commands.insert(0, tune_command(a, out, "adaexplore-program", program_spec(a.spec)))
+    commands.append(measure_command(a, out, {"adaexplore": {"BLOCK_M": 128}}))  # a stand-in winner
+    for cmd in commands:
+        helptext = subprocess.run([a.tuner, cmd[1], "--help"], capture_output=True, text=True).stdout
+        for option in (x for x in cmd[2:] if x.startswith("--")):
+            if not re.search(re.escape(option) + r"\b", helptext):
+                problems.append(f"adaexplore-tuner {cmd[1]} has no option {option} (its --help does not list it)")
+        print("would run: " + shlex.join(cmd))
+    for p in problems:
+        print("dry run: " + p, file=sys.stderr)
+    print(f"dry run: {'ok' if not problems else str(len(problems)) + ' problems'}")
+    return 0 if not problems else 1
+
+
 def cmd_run(a):
     out = Path(a.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     a.spec = str(Path(a.spec).resolve())
     load_spec(a.spec)
+    a.spec = one_size_spec(a.spec)
+    if a.dry_run:
+        return dry_run(a, out)
     if a.before:
         run_adaexplore(a, out, "adaexplore-program", program_spec(a.spec))
     rc_ada = run_adaexplore(a, out)
@@ -708,6 +778,9 @@ def main():
     r.add_argument("--repeats", type=int, default=5, help="interleaved rounds re-measuring the winners (default 5)")
     r.add_argument("--before", action="store_true",
                    help="also tune with compiler.unit \"program\" (the pipeline before the kernel unit), first")
+    r.add_argument("--dry-run", action="store_true",
+                   help="no GPU: check the spec (one size), that the tuner accepts it and the options run passes "
+                        "to tune and measure, and print the commands; nothing is tuned")
     s = sub.add_parser("summarize", help="the figures again from the files in --out")
     s.add_argument("--out", required=True)
     c = sub.add_parser("check-kt-source", help="no GPU: nvcc -c of gemm_kt.cu per configuration")

@@ -26,7 +26,10 @@ they come; its whole log is kept in ``_adaexplore/tuner/adaexplore-tuner-build.l
 
 Errors name the kernel and, on their first line, the calling list file and the line of its
 ``adaexplore_tune_kernel(<name> ...)`` call (CMake's own ``CMake Error at`` line names this
-module; the call stack ends at the call). A tuner's messages are shown once: a tuning's progress
+module; the call stack ends at the call): the call that ran, also where calls of one kernel sit in
+the branches of an ``if()`` (two calls written alike: "the call at line <a> or <b>"). A tuner that
+stops for its environment (exit code 5: a folder not writable, a full disk, an
+``ADAEXPLORE_DATABASE`` that is a file) is said to, apart from a spec it refuses (exit code 1). A tuner's messages are shown once: a tuning's progress
 lines as they come, its other messages (stderr) inside the error, or after a tuning that succeeded.
 
 .. command:: adaexplore_tune_kernel
@@ -104,9 +107,10 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     ``DYNAMIC_SHARED_BYTES``), and the ``DEFAULTS`` and the pinned values rendered and compiled,
     once each per target architecture (``ARCH``, else every concrete entry of
     ``CUDA_ARCHITECTURES`` / ``CMAKE_CUDA_ARCHITECTURES``; none: nothing compiled), as a tuning
-    compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), all at once; nothing is
-    run. A status line says what was checked, with the ptxas report per architecture. A check that
-    passed is not repeated while the spec, template, benchmark and pinned header are unchanged
+    compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), side by side up to ``JOBS``
+    at once; nothing is run. A status line says what was checked, with the ptxas report per
+    architecture. A check that passed is not repeated while the spec, template, benchmark and
+    pinned header are unchanged
     (``_adaexplore/kernels/<name>/check.stamp``; headers they include are not watched). The same
     check runs for every kernel that is not tuned (``DEFAULTS``, ``PINNED`` and ``CACHED`` modes,
     cross-compiling); ``host`` kernels are not compiled by it (they tune where configured natively).
@@ -135,6 +139,14 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     ``adaexplore::<name>`` and the folder ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>``
     (spec, evaluations' files; the results are in ``ADAEXPLORE_DATABASE``, under
     ``<name>/``). Unique within a configure.
+
+  Names that reach the header (``<name>`` without ``NAMESPACE``, each part of ``NAMESPACE``, the
+  ``PARAMS`` and ``SIZES`` names) are refused at the call, before anything is tuned, when the
+  header could not declare them: C++ keywords (``int``, ``class``, ``and``, ``true``), macros a
+  translation unit sees (``NULL``, ``INT_MAX``, ``linux``), names reserved to the compiler (a
+  double underscore, ``_`` and a capital letter: ``__cplusplus``), ``std``, and for ``PARAMS`` and
+  ``SIZES`` the header's own names (``kTuned``, ``select``, ``Params``, ``kSm90``, ...). The list
+  is the tuner's (``tuner/src/model/reserved_names.inc``), which refuses the same names in a spec.
 
   ``TEMPLATE <file>``
     Required unless ``KERNEL_SOURCE`` is given. The kernel source with ``${PARAM}`` placeholders
@@ -429,7 +441,8 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
     Default 0.
 
   ``JOBS <n>``
-    Parallel compiles while tuning; 0 means one per core. Default 0.
+    Parallel compiles while tuning (and in the check without a GPU); 0 means one per CPU the tuner
+    may run on (its affinity mask). Default 0.
 
   ``IN_FLIGHT <n>``
     Configurations in flight at most while tuning (queued, compiling, compiled and waiting,
@@ -524,7 +537,8 @@ before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a 
 Every tuning writes a report, ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>/report.html``
 (with ``SIZES``: ``report.<size>.html`` per size), and a status line names it: one
 self-contained HTML file that opens offline (``adaexplore-tuner report --help`` lists what it
-shows; its charts need Debian's ``libjs-chart.js`` where the tuner runs, its tables do not).
+shows; its charts use the machine's Chart.js, Debian's ``libjs-chart.js``, where the tuner finds
+one, else the Chart.js 3.9.1 shipped with the tuner, ``third_party/chartjs/``).
 
 ``ADAEXPLORE_PINNED_DIR``
   A folder of pinned headers ``<name>.hpp``, the pin location of kernels without
@@ -597,9 +611,11 @@ if(NOT DEFINED _ADAEXPLORE_INSTALLED_TUNER AND EXISTS "${CMAKE_CURRENT_LIST_DIR}
   get_filename_component(_adaexplore_source_dir "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
   set(ADAEXPLORE_HARNESS_INCLUDE_DIR "${_adaexplore_source_dir}/templates")
   set_property(GLOBAL PROPERTY _ADAEXPLORE_TUNER_SOURCE_DIR "${_adaexplore_source_dir}/tuner")
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_FILE "${_adaexplore_source_dir}/tuner/src/model/reserved_names.inc")
   unset(_adaexplore_source_dir)
 elseif(DEFINED _ADAEXPLORE_INSTALLED_TUNER)
   set_property(GLOBAL PROPERTY _ADAEXPLORE_INSTALLED_TUNER "${_ADAEXPLORE_INSTALLED_TUNER}")
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_FILE "${CMAKE_CURRENT_LIST_DIR}/AdaExploreReservedNames.inc")
 else()
   message(FATAL_ERROR "AdaExplore.cmake: neither the tuner's sources (${CMAKE_CURRENT_LIST_DIR}/../tuner) "
                       "nor an installed tuner were found. Load the module through find_package(AdaExplore) "
@@ -647,6 +663,7 @@ function(adaexplore_tune_kernel)
   else()
     set(name "${ARGV0}")
   endif()
+  set_property(GLOBAL PROPERTY _ADAEXPLORE_CALL_ARGUMENTS "${ARGV}")  # finds the call in errors (_adaexplore_call_site)
   _adaexplore_check_name("${name}" "${one};${multi}")
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "${one}" "${multi}")
   set(i 2)
@@ -736,9 +753,14 @@ endfunction()
 
 # "<file>:<line>: " of the user's adaexplore_tune_kernel(<name> ...) call, for the first line of an
 # error (CMake's own "CMake Error at" names this module's line, the user's call only at the bottom
-# of the call stack). Inside a function CMAKE_CURRENT_LIST_FILE is the calling list file; the line is
-# the first call there naming the kernel (names are unique per configure). "<file>: " when no such
-# call is found in it (a call through a wrapper function or a variable name).
+# of the call stack). Inside a function CMAKE_CURRENT_LIST_FILE is the calling list file, but no
+# variable holds the calling line: the line is that of the call there naming the kernel whose
+# literal arguments (those without a variable reference) are all arguments of the call that runs
+# (_ADAEXPLORE_CALL_ARGUMENTS, set as the call starts), so that of two calls of one kernel in the
+# branches of an if() the one that ran is named. Several such calls (written alike): the last one
+# when the error is about the name's repetition (_adaexplore_site_last), else "<file>: (the call at
+# line <a> or <b>) ". "<file>: " when no call in the file names the kernel (a call through a wrapper
+# function or a variable name).
 function(_adaexplore_call_site out name)
   set(file "${CMAKE_CURRENT_LIST_FILE}")
   set(${out} "" PARENT_SCOPE)
@@ -746,22 +768,66 @@ function(_adaexplore_call_site out name)
     return()
   endif()
   file(READ "${file}" text)
-  string(REGEX MATCH "(^|\n)[ \t]*adaexplore_tune_kernel[ \t]*\\([ \t\r\n]*${name}([ \t\r\n)]|$)" call "${text}")
-  if(call STREQUAL "")
+  get_property(arguments GLOBAL PROPERTY _ADAEXPLORE_CALL_ARGUMENTS)
+  set(start "(^|\n)[ \t]*adaexplore_tune_kernel[ \t]*\\([ \t\r\n]*${name}([ \t\r\n)#]|$)")
+  set(rest "${text}")
+  set(offset 0)
+  set(named "")     # lines of the calls naming the kernel
+  set(matching "")  # those whose literal arguments the running call has
+  while(TRUE)
+    string(REGEX MATCH "${start}" call "${rest}")
+    if(call STREQUAL "")
+      break()
+    endif()
+    string(FIND "${rest}" "${call}" at)
+    string(LENGTH "${CMAKE_MATCH_1}" lead)
+    math(EXPR at_call "${offset} + ${at} + ${lead}")
+    string(SUBSTRING "${text}" 0 ${at_call} before)
+    string(REGEX MATCHALL "\n" breaks "${before}")
+    list(LENGTH breaks line)
+    math(EXPR line "${line} + 1")
+    list(APPEND named ${line})
+    # The call's tokens up to its closing parenthesis: quoted arguments, comments, parentheses, words.
+    string(SUBSTRING "${text}" ${at_call} -1 from_call)
+    string(REGEX MATCHALL "\"([^\"\\]|\\.)*\"|#[^\n]*|[()]|[^ \t\r\n()\"#]+" tokens "${from_call}")
+    set(depth 0)
+    set(same TRUE)
+    foreach(token IN LISTS tokens)
+      if(token STREQUAL "(")
+        math(EXPR depth "${depth} + 1")
+      elseif(token STREQUAL ")")
+        math(EXPR depth "${depth} - 1")
+        if(depth EQUAL 0)
+          break()
+        endif()
+      elseif(depth GREATER 0 AND NOT token MATCHES "^#" AND NOT token MATCHES "[$\\;]")
+        string(REGEX REPLACE "^\"(.*)\"$" "\\1" value "${token}")
+        if(NOT value IN_LIST arguments)
+          set(same FALSE)
+        endif()
+      endif()
+    endforeach()
+    if(same)
+      list(APPEND matching ${line})
+    endif()
+    string(LENGTH "${call}" length)
+    math(EXPR skip "${at} + ${length}")
+    string(SUBSTRING "${rest}" ${skip} -1 rest)
+    math(EXPR offset "${offset} + ${skip}")
+  endwhile()
+  if(matching STREQUAL "")
+    set(matching "${named}")
+  endif()
+  list(LENGTH matching count)
+  if(count EQUAL 0)
     set(${out} "${file}: " PARENT_SCOPE)
-    return()
-  endif()
-  if(_adaexplore_site_last)
-    string(FIND "${text}" "${call}" at REVERSE)
+  elseif(count EQUAL 1 OR _adaexplore_site_last)
+    list(GET matching -1 line)
+    set(${out} "${file}:${line}: " PARENT_SCOPE)
   else()
-    string(FIND "${text}" "${call}" at)
+    string(REPLACE ";" " or " lines "${matching}")
+    set(${out} "${file}: (the call at line ${lines}) " PARENT_SCOPE)
   endif()
-  string(SUBSTRING "${text}" 0 ${at} before)
-  string(APPEND before "${CMAKE_MATCH_1}")
-  string(REGEX MATCHALL "\n" breaks "${before}")
-  list(LENGTH breaks line)
-  math(EXPR line "${line} + 1")
-  set(${out} "${file}:${line}: " PARENT_SCOPE)
 endfunction()
 
 function(_adaexplore_check_name name keywords)
@@ -782,6 +848,72 @@ function(_adaexplore_check_name name keywords)
                      "must be unique (they name the header adaexplore/${name}.hpp). Rename one of them.")
   endif()
   set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_KERNELS "${name}")
+endfunction()
+
+# Why `name` cannot be written into the generated header as a `use` (kernel, namespace, parameter,
+# size), as the tuner says it (tuner/src/model/identifier.cpp), or "": the list of names is the
+# tuner's own reserved_names.inc (installed beside this module as AdaExploreReservedNames.inc).
+function(_adaexplore_reserved_name out name use)
+  get_property(loaded GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_LOADED)
+  if(NOT loaded)
+    get_property(file GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_FILE)
+    if(NOT EXISTS "${file}")
+      message(FATAL_ERROR "AdaExplore.cmake: the list of reserved names ${file} is missing; reinstall AdaExplore.")
+    endif()
+    file(STRINGS "${file}" lines REGEX "^\\{\"")
+    foreach(line IN LISTS lines)
+      string(REGEX MATCHALL "\\{\"[A-Za-z0-9_]+\", k[A-Za-z]+\\}" entries "${line}")
+      foreach(entry IN LISTS entries)
+        string(REGEX REPLACE "^\\{\"([A-Za-z0-9_]+)\", k([A-Za-z]+)\\}$" "\\1;\\2" pair "${entry}")
+        list(GET pair 0 word)
+        list(GET pair 1 group)
+        set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RESERVED_${group} "${word}")
+      endforeach()
+    endforeach()
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_RESERVED_NAMES_LOADED TRUE)
+  endif()
+  get_property(keywords GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Keyword)
+  get_property(macros GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Macro)
+  get_property(std GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Std)
+  get_property(header GLOBAL PROPERTY _ADAEXPLORE_RESERVED_Header)
+  set(why "")
+  if(name IN_LIST keywords)
+    set(why "a C++ keyword")
+  elseif(name IN_LIST macros)
+    set(why "a macro of the C and C++ standard libraries, the compiler or the CUDA runtime")
+  elseif(name IN_LIST std)
+    set(why "the standard library's namespace, which the header names in std::size_t")
+  elseif(name IN_LIST header AND use MATCHES "^(parameter|size)$")
+    set(why "a name the generated header declares or uses itself")
+  elseif(name MATCHES "__" OR name MATCHES "^_[A-Z]")
+    set(why "reserved to the compiler and the standard library: a double underscore, or _ and a capital letter")
+  elseif(name MATCHES "^kSm[0-9]+$" AND use MATCHES "^(parameter|size)$")
+    set(why "a constant of the header for several GPUs (kSm<compute capability>)")
+  endif()
+  if(why STREQUAL "")
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  string(REGEX REPLACE "^_+" "" suggestion "${name}")
+  string(REGEX REPLACE "__+" "_" suggestion "${suggestion}")
+  string(REGEX REPLACE "_+$" "" suggestion "${suggestion}")
+  if(suggestion STREQUAL "")
+    set(suggestion name)
+  endif()
+  if(suggestion STREQUAL name OR suggestion IN_LIST keywords OR suggestion IN_LIST macros OR suggestion IN_LIST std
+     OR suggestion IN_LIST header)
+    string(APPEND suggestion "_value")
+  endif()
+  if(use STREQUAL "kernel")
+    set(fix "rename the kernel, e.g. ${suggestion}")
+  elseif(use STREQUAL "namespace")
+    set(fix "choose another namespace part, e.g. ${suggestion}")
+  elseif(use STREQUAL "parameter")
+    set(fix "rename the parameter, e.g. ${suggestion} (and its \${${name}} placeholders in the template)")
+  else()
+    set(fix "rename the size, e.g. ${suggestion}")
+  endif()
+  set(${out} "'${name}' is a C++ keyword or a name reserved in the generated header (${why}); ${fix}" PARENT_SCOPE)
 endfunction()
 
 # The form of each keyword, for messages.
@@ -901,6 +1033,21 @@ function(_adaexplore_check_arguments name prefix one multi)
   _adaexplore_check_value("${name}" ${prefix} BACKEND "^(cuda|host)$" "is not a backend (cuda or host)")
   _adaexplore_check_value("${name}" ${prefix} NAMESPACE "^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$"
                           "is not a C++ namespace name")
+  if(DEFINED ${prefix}_NAMESPACE)
+    string(REPLACE "::" ";" parts "${${prefix}_NAMESPACE}")
+    foreach(part IN LISTS parts)
+      _adaexplore_reserved_name(problem "${part}" namespace)
+      if(NOT problem STREQUAL "")
+        _adaexplore_fail("${name}" "NAMESPACE '${${prefix}_NAMESPACE}': ${problem}.")
+      endif()
+    endforeach()
+  else()
+    _adaexplore_reserved_name(problem "${name}" kernel)
+    if(NOT problem STREQUAL "")
+      _adaexplore_fail("${name}" "the kernel name ${problem} (it makes the namespace adaexplore::${name}), or give "
+                       "NAMESPACE <namespace>.")
+    endif()
+  endif()
   _adaexplore_check_value("${name}" ${prefix} ARCH "^(sm_)?[0-9]+[a-z]?$" "is not a CUDA architecture")
   _adaexplore_check_value("${name}" ${prefix} STRATEGY "^[A-Za-z0-9_-]+$" "is not a strategy name")
   foreach(keyword RUN_TIMEOUT COMPILE_TIMEOUT)
@@ -944,6 +1091,11 @@ function(_adaexplore_check_settings name)
   if(NOT mode MATCHES "^(AUTO|TUNE|CACHED|PINNED|DEFAULTS)$")
     _adaexplore_fail("${name}" "ADAEXPLORE_MODE '${ADAEXPLORE_MODE}' is not one of AUTO, TUNE, CACHED, PINNED, "
                      "DEFAULTS, OFF; configure with -DADAEXPLORE_MODE=AUTO (tune when possible).")
+  endif()
+  if(EXISTS "${ADAEXPLORE_DATABASE}" AND NOT IS_DIRECTORY "${ADAEXPLORE_DATABASE}")
+    _adaexplore_fail("${name}" "ADAEXPLORE_DATABASE '${ADAEXPLORE_DATABASE}' is a file, not a folder: the tuning "
+                     "database is a folder of results files. Configure with -DADAEXPLORE_DATABASE=<folder> (created "
+                     "when missing), or move the file aside.")
   endif()
   if(NOT "${ADAEXPLORE_DEVICE}" MATCHES "^(|0|[1-9][0-9]*)$")
     _adaexplore_fail("${name}" "ADAEXPLORE_DEVICE '${ADAEXPLORE_DEVICE}' is not a CUDA device index (0, 1, ...); "
@@ -1131,6 +1283,10 @@ function(_adaexplore_params_json out names_out name)
       if(token IN_LIST names)
         _adaexplore_fail("${name}" "PARAMS names '${token}' twice; give each parameter once, with all its values.")
       endif()
+      _adaexplore_reserved_name(problem "${token}" parameter)
+      if(NOT problem STREQUAL "")
+        _adaexplore_fail("${name}" "PARAMS: ${problem}.")
+      endif()
       list(APPEND names "${token}")
       set(current "${token}")
       set(values "")
@@ -1304,6 +1460,10 @@ function(_adaexplore_sizes_json out name names sizes_var)
       if(dimension IN_LIST these)
         _adaexplore_fail("${name}" "SIZES '${size}' gives ${dimension} twice; give each name once per size, e.g. "
                          "${example}.")
+      endif()
+      _adaexplore_reserved_name(problem "${dimension}" size)
+      if(NOT problem STREQUAL "")
+        _adaexplore_fail("${name}" "SIZES '${size}': ${problem}.")
       endif()
       if(dimension IN_LIST names)
         string(REPLACE ";" ", " known "${names}")
@@ -2496,6 +2656,10 @@ function(_adaexplore_check_untuned origin_var rejected_out report_out name backe
       string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
                         "${kernel_dir}/spec.json is written from this call's arguments). A tuning on a GPU stops "
                         "with the same error, and no ADAEXPLORE_MODE avoids it.")
+    elseif(rc EQUAL 5)
+      string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
+                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
+                      "writable folders and that the disk has space.")
     elseif(rc EQUAL 2)
       string(CONCAT fix "the DEFAULTS do not compile, or exceed the target's limits (the message says which "
                         "architecture): a tuning on a GPU fails the same way. Fix the kernel, the benchmark or "
@@ -2796,6 +2960,10 @@ function(_adaexplore_tune_failed name rc output kernel_dir meanwhile)
   elseif(rc EQUAL 3)
     string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
                       "configure; check that the GPU is usable (nvidia-smi).")
+  elseif(rc EQUAL 5)
+    string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
+                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
+                      "writable folders and that the disk has space.")
   else()
     set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
   endif()

@@ -13,7 +13,9 @@
 #   H200 (216 configurations, about 1.5 s per run): run it alone in one device call. Time limits
 #   (seconds, no new evaluation after): FAILURES_EXHAUSTIVE_TIME_LIMIT (420),
 #   FAILURES_TIME_LIMIT (150).
-#   throughput: AdaExplore vs Kernel Tuner 1.5.0 on the gemm example, same space and budget
+#   throughput: AdaExplore vs Kernel Tuner 1.5.0 on the gemm example, same space and budget, at
+#   M = N = K = 4096 (the example's SIZES left out: throughput.py tunes spec-4096.json beside its
+#   spec; ctest's cli.throughput_dry_run runs this step's commands with --dry-run, no GPU)
 #   (bench/throughput.py: evaluations per minute, share of wall time timing kernels, time to within
 #   2 % of the best known, both winners re-measured with gemm_bench.cu). Needs the wheels in .whl/
 #   (carry .whl; installed into /tmp/site). THROUGHPUT_BUDGET (100 evaluations each),
@@ -454,7 +456,9 @@ if [ $run_mpi = 1 ]; then
   ngpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
   pb=${MPI_BUDGET:-40}
-  step mpi-ranks mpirun --oversubscribe -np "$ngpus" "$ptuner" tune --spec "$pspec" --budget "$pb" --fresh --mpi --results "$pdir/mpi.jsonl" --header "$pdir/mpi.hpp" --no-report
+  # --bind-to none: OpenMPI binds each of 2 ranks or fewer to one core, and a rank's compiles then
+  # share it (2026-12-05, H100: 35.2 against 259.7 evaluations/min; docs/cluster.md).
+  step mpi-ranks mpirun --oversubscribe --bind-to none -np "$ngpus" "$ptuner" tune --spec "$pspec" --budget "$pb" --fresh --mpi --results "$pdir/mpi.jsonl" --header "$pdir/mpi.hpp" --no-report
   step mpi-local "$ptuner" tune --spec "$pspec" --device "$gpus" --budget "$pb" --fresh --results "$pdir/local.jsonl" --header "$pdir/local.hpp" --no-report
   for f in ranks local; do cp "$OUT/logs/mpi-$f.log" "$pdir/"; done
   log "mpi: $ngpus GPUs; outcomes per rank (extra.mpi.rank) and per GPU (extra.device.index) of the tuning over MPI:"

@@ -3,7 +3,8 @@
 # as root (otherwise it prints the command to run). The CUDA toolkit itself is not a Debian
 # package here: it is expected at /usr/local/cuda (its bin/ is put on PATH by the callers).
 set -euo pipefail
-# libjs-chart.js: the charts of the tuning report (tuner/src/emit/report.hpp), inlined when it is written.
+# libjs-chart.js: the charts of the tuning report (tuner/src/emit/report.hpp), inlined when it is written;
+# optional: the tuner ships Chart.js 3.9.1 (third_party/chartjs/) for machines without it.
 packages=(cmake g++ libboost-dev libboost-filesystem-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev
           libjs-chart.js)
 # ADAEXPLORE_TEST_DEPS=1 (tools/run-tests.sh): also what only the tests use: chromium renders the

@@ -57,6 +57,20 @@
 
 #include <cuda_runtime.h>
 
+// The CUDA runtime this benchmark is compiled against, 1000 x major + 10 x minor (12040 for 12.4).
+// The harness needs 12.0 (cudaLibrary_t, cudaKernel_t); the kernel unit's Benchmark::kernel() and
+// its argument check need 12.4 (cudaLibraryGetKernelCount, cudaLibraryEnumerateKernels,
+// cudaFuncGetName, cudaFuncGetParamInfo): compiled against 12.0 to 12.3 they fail at run time
+// saying so, and a whole-program benchmark (<<<>>>) works. The tuner picks the whole program for
+// COMPILE_UNIT AUTO with an nvcc before 12.4 (kernel_unit.hpp). Set by the tests to check that
+// nothing newer is used below it.
+#ifndef ADAEXPLORE_CUDART_VERSION
+#define ADAEXPLORE_CUDART_VERSION CUDART_VERSION
+#endif
+#if ADAEXPLORE_CUDART_VERSION < 12000
+#error "AdaExplore's CUDA harness needs CUDA 12.0 or newer (cudaLibrary_t, cudaKernel_t)"
+#endif
+
 #if defined(__linux__)
 #include <dlfcn.h>
 #endif
@@ -183,6 +197,12 @@ struct CachedBuffer {
   int fill = 0;  // the Fill of an input or inout
   std::mt19937_64 rng_before, rng_after;
   std::shared_ptr<void> host, device, pristine;
+  /// launch_checksum of `pristine` when it was made (inputs and inout buffers): checked before a
+  /// later configuration reuses the buffer, since a kernel that writes outside its own buffers
+  /// without faulting can reach a pristine copy, which would then corrupt every later
+  /// configuration's inputs. A changed one drops this entry and the later ones (made afresh) and
+  /// is said in the record (ResultRecord::damaged).
+  unsigned long long checksum = 0;
 };
 /// The cache, one per loaded benchmark module (its entries live as long as the runner keeps it).
 ADAEXPLORE_FN std::vector<CachedBuffer>& buffer_cache();
@@ -619,7 +639,7 @@ class Benchmark {
   // The runtime's name for the kernel (cudaFuncGetName, CUDA 12.4 and newer), else the C++ type.
   template <class Kernel>
   std::string kernel_name(const void* func) {
-#if defined(CUDART_VERSION) && CUDART_VERSION >= 12040
+#if ADAEXPLORE_CUDART_VERSION >= 12040
     const char* text = nullptr;
     if (cudaFuncGetName(&text, func) == cudaSuccess && text && *text) return text;
     (void)cudaGetLastError();  // a label only: fall back to the type's name
@@ -678,7 +698,7 @@ class Benchmark {
     if (cached && ordinal < cache.size()) {
       detail::CachedBuffer& e = cache[ordinal];
       if (e.type == typeid(T).name() && e.n == n && e.kind == kind && e.fill == static_cast<int>(fill) &&
-          e.rng_before == rng_) {
+          e.rng_before == rng_ && pristine_intact(e, ordinal, n * sizeof(T))) {
         b.host_ = std::static_pointer_cast<std::vector<T>>(e.host);
         b.shared_ = true;
         b.device_ = std::static_pointer_cast<T>(e.device);
@@ -711,9 +731,35 @@ class Benchmark {
     if (cached) {
       if (cache.size() > ordinal) cache.resize(ordinal);
       cache.push_back({typeid(T).name(), n, kind, static_cast<int>(fill), before, rng_, b.host_, b.device_, b.pristine_});
+      if (kind != 2 && n) cache.back().checksum = device_checksum(b.pristine_.get(), n * sizeof(T));
       b.shared_ = true;
     }
     return b;
+  }
+  // launch_checksum of `bytes` device bytes at `p` (synchronized).
+  unsigned long long device_checksum(const void* p, std::size_t bytes) {
+    unsigned long long sum = 0;
+    auto device_sum = allocate<unsigned long long>(1, "checksum");
+    check(cudaMemsetAsync(device_sum.get(), 0, sizeof sum, stream_), "cudaMemsetAsync(checksum)");
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((bytes / 8 + 255) / 256 + 1, 1024));
+    check(detail::launch_checksum<0>(p, bytes, device_sum.get(), blocks, stream_), "checksum kernel launch");
+    check(cudaMemcpyAsync(&sum, device_sum.get(), sizeof sum, cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync(checksum)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(checksum)");
+    return sum;
+  }
+  // Whether cache entry `e` (the `ordinal`-th buffer) may be served: an output, or an input or
+  // inout buffer whose pristine copy has the checksum it was made with. When it has not, says so
+  // in the record (the configuration measured before this one on this runner wrote outside its
+  // buffers); the caller then drops the entry and the later ones and makes the buffer afresh.
+  bool pristine_intact(const detail::CachedBuffer& e, std::size_t ordinal, std::size_t bytes) {
+    if (e.kind == 2 || bytes == 0 || !e.pristine) return true;
+    if (device_checksum(e.pristine.get(), bytes) == e.checksum) return true;
+    record_.damaged.push_back(std::string(e.kind == 1 ? "inout" : "input") + " #" + std::to_string(ordinal) + " (" +
+                              std::to_string(e.n) + " elements of " + e.type +
+                              "): its pristine device copy changed since it was made: a configuration measured "
+                              "before this one on this runner wrote outside its buffers without faulting; the "
+                              "cached buffers from this one on were dropped and made afresh");
+    return false;
   }
   void prepare_run(bool poison);
   void launch_checked(const std::function<void(cudaStream_t)>& launch);
@@ -1066,6 +1112,14 @@ ADAEXPLORE_FN cudaLibrary_t Benchmark::library() {
 }
 
 ADAEXPLORE_FN detail::ResolvedKernel& Benchmark::resolve(const std::string& query) {
+#if ADAEXPLORE_CUDART_VERSION < 12040
+  fail("launch_error", "",
+       "Benchmark::kernel(\"" + query + "\") needs CUDA 12.4 or newer (cudaLibraryEnumerateKernels, cudaFuncGetName); "
+       "this benchmark was compiled against CUDA " + std::to_string(ADAEXPLORE_CUDART_VERSION / 1000) + "." +
+           std::to_string(ADAEXPLORE_CUDART_VERSION % 1000 / 10) +
+           ": tune it as the whole program (compiler.unit \"program\", COMPILE_UNIT PROGRAM, a benchmark that "
+           "includes the rendered template and launches with <<<>>>) or with a newer toolkit");
+#else
   Loaded& l = loaded_[active_];
   if (const auto at = l.kernels.find(query); at != l.kernels.end()) return at->second;
   const cudaLibrary_t lib = library();
@@ -1093,6 +1147,7 @@ ADAEXPLORE_FN detail::ResolvedKernel& Benchmark::resolve(const std::string& quer
              "); name one by its full or mangled name, and make the template instantiate it (a launch of it in "
              "the template's code, or an explicit instantiation, does)");
   return l.kernels.emplace(query, found.front()).first->second;
+#endif
 }
 
 ADAEXPLORE_FN Kernel Benchmark::kernel(const std::string& name) {
@@ -1265,6 +1320,9 @@ ADAEXPLORE_FN void Benchmark::get_global_bytes(const std::string& symbol, void* 
 }
 
 ADAEXPLORE_FN void Kernel::check_arguments(detail::ResolvedKernel& k, const std::size_t* sizes, std::size_t count) const {
+#if ADAEXPLORE_CUDART_VERSION < 12040  // no Kernel is resolved: Benchmark::kernel() fails before 12.4
+  (void)k, (void)sizes, (void)count;
+#else
   for (std::size_t i = 0; i <= count; ++i) {
     std::size_t offset = 0, size = 0;
     const cudaError_t e = cudaFuncGetParamInfo(reinterpret_cast<const void*>(k.handle), i, &offset, &size);
@@ -1291,6 +1349,7 @@ ADAEXPLORE_FN void Kernel::check_arguments(detail::ResolvedKernel& k, const std:
                        "; pass exactly the kernel's parameter types");
   }
   k.arguments_checked = true;
+#endif
 }
 
 ADAEXPLORE_FN void Kernel::launch_with(const detail::ResolvedKernel& k, dim3 grid, dim3 block, std::size_t shared,

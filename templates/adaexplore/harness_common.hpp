@@ -22,7 +22,8 @@
 //    "stages_ms": {"setup", "verify", "warmup", "measure"},
 //    "suspicious": ["median 0.0011 ms is under the 0.002 ms launch-overhead floor: ...", ...],
 //    "clocks": {"sm_mhz_start", "sm_mhz_end", "reasons": ["sw_power_cap", ...]},
-//    "device_memory": {"allocated_bytes", "reused_bytes"},
+//    "device_memory": {"allocated_bytes", "reused_bytes", "damaged": ["input #0 (...): its pristine
+//                      device copy changed ...", ...] (present only when not empty)},
 //    "peak": {"GB/s", "GFLOP/s"} (CUDA: the device's memory bandwidth and FP32 peaks; absent unknown),
 //    "kernels": [{"name", "block": [x, y, z], "threads_per_block", "registers",
 //                 "max_threads_per_block", "static_shared_bytes", "dynamic_shared_bytes",
@@ -451,8 +452,12 @@ struct ResultRecord {
   ClockRecord clocks;
   /// CUDA harness: the device memory its buffers took, bytes: newly cudaMalloc'd, or reused from
   /// the tuner's runner (a block the previous configuration gave back; Benchmark::allocate).
-  /// The record has "device_memory" when either is non-zero.
+  /// The record has "device_memory" when either is non-zero (or `damaged` is not empty).
   unsigned long long allocated_bytes = 0, reused_bytes = 0;
+  /// CUDA harness, kernel unit: the cached buffers whose pristine device copy had changed when this
+  /// configuration was to reuse them (a configuration before it wrote outside its buffers without
+  /// faulting), one sentence each; they were made afresh. "device_memory": {"damaged": [...]}.
+  std::vector<std::string> damaged;
   /// CUDA harness: the device's peaks, for the report's "% of peak" (0: unknown, left out): memory
   /// bandwidth in GB/s (peak_bandwidth_gbs) and FP32 arithmetic in GFLOP/s (peak_fp32_gflops). The
   /// record has "peak": {"GB/s", "GFLOP/s"} when either is known.
@@ -758,9 +763,15 @@ ADAEXPLORE_FN std::string to_json(const ResultRecord& r) {
     if (r.peak_gflops > 0) j << (r.peak_gbs > 0 ? ", " : "") << "\"GFLOP/s\": " << json_number(r.peak_gflops);
     j << "}";
   }
-  if (r.allocated_bytes || r.reused_bytes)
-    j << ", \"device_memory\": {\"allocated_bytes\": " << r.allocated_bytes << ", \"reused_bytes\": " << r.reused_bytes
-      << "}";
+  if (r.allocated_bytes || r.reused_bytes || !r.damaged.empty()) {
+    j << ", \"device_memory\": {\"allocated_bytes\": " << r.allocated_bytes << ", \"reused_bytes\": " << r.reused_bytes;
+    if (!r.damaged.empty()) {
+      j << ", \"damaged\": [";
+      for (std::size_t i = 0; i < r.damaged.size(); ++i) j << (i ? ", " : "") << json_string(r.damaged[i]);
+      j << "]";
+    }
+    j << "}";
+  }
   if (r.verified) {
     const auto& v = r.verification;
     j << ", \"verification\": {\"checked\": " << v.checked << ", \"mismatches\": " << v.mismatches

@@ -13,6 +13,7 @@ namespace detail {
                                          unsigned, cudaStream_t);
 ADAEXPLORE_HARNESS_ELEMENT_TYPES(ADAEXPLORE_INSTANTIATE)
 #undef ADAEXPLORE_INSTANTIATE
+template cudaError_t launch_checksum<0>(const void*, unsigned long long, unsigned long long*, unsigned, cudaStream_t);
 template cudaError_t launch_nonfinite<float>(const float*, unsigned long long, unsigned long long*, unsigned,
                                              cudaStream_t);
 template cudaError_t launch_nonfinite<double>(const double*, unsigned long long, unsigned long long*, unsigned,

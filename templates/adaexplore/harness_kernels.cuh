@@ -1,4 +1,5 @@
-// The CUDA harness's own kernels (Benchmark::gather, nonfinite and compare on the device) and the
+// The CUDA harness's own kernels (Benchmark::gather, nonfinite and compare on the device, the
+// checksum of the kernel unit's pristine copies) and the
 // functions that launch them. Included by harness.cuh; a benchmark does not include it itself.
 //
 // Seen by nvcc (__CUDACC__), the kernels and their launchers are templates defined here, for any
@@ -50,6 +51,14 @@ cudaError_t launch_nonfinite(const T* in, unsigned long long n, unsigned long lo
 template <typename T>
 cudaError_t launch_compare(const T* got, const T* expected, unsigned long long n, double abs_tol, double rel_tol,
                            ComparePartial* partials, unsigned blocks, cudaStream_t stream);
+// A checksum of the bytes data[0, bytes) added to *sum (which must start at 0): the sum, modulo
+// 2^64, of a 64-bit mix (splitmix64) of each 8-byte word and its position, the last word
+// zero-padded; any change of the bytes changes it but with a chance of 2^-64. The kernel unit's
+// pristine input copies are checked with it before a later configuration reuses them
+// (Benchmark::made). `data` 8-byte aligned (cudaMalloc's are). One instantiation, I = 0.
+template <int I = 0>
+cudaError_t launch_checksum(const void* data, unsigned long long bytes, unsigned long long* sum, unsigned blocks,
+                            cudaStream_t stream);
 
 #ifdef __CUDACC__
 template <typename T>
@@ -117,6 +126,34 @@ __global__ void __launch_bounds__(kCompareThreads)
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
 }
 
+__device__ inline unsigned long long checksum_mix(unsigned long long x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+template <int I>
+__global__ void checksum_kernel(const unsigned char* data, unsigned long long bytes, unsigned long long* sum) {
+  const unsigned long long words = (bytes + 7) / 8;
+  unsigned long long s = 0;
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < words; i += 1ull * gridDim.x * blockDim.x) {
+    unsigned long long w = 0;
+    if (8 * i + 8 <= bytes) {
+      w = reinterpret_cast<const unsigned long long*>(data)[i];
+    } else {
+      for (unsigned long long b = 8 * i; b < bytes; ++b) w |= static_cast<unsigned long long>(data[b]) << (8 * (b - 8 * i));
+    }
+    s += checksum_mix(w ^ checksum_mix(i));
+  }
+  atomicAdd(sum, s);
+}
+
+template <int I>
+cudaError_t launch_checksum(const void* data, unsigned long long bytes, unsigned long long* sum, unsigned blocks,
+                            cudaStream_t stream) {
+  checksum_kernel<I><<<blocks, 256, 0, stream>>>(static_cast<const unsigned char*>(data), bytes, sum);
+  return cudaGetLastError();
+}
 template <typename T>
 cudaError_t launch_gather(const T* in, const unsigned long long* index, T* out, unsigned long long n,
                           unsigned blocks, cudaStream_t stream) {

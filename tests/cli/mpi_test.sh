@@ -8,7 +8,14 @@
 #   hung       a worker rank stopped (SIGSTOP): dropped after --mpi-timeout, the same, and mpirun returns;
 #   rank0      rank 0 killed (SIGKILL): the workers stop, and the same command run again resumes from
 #              the results file: each configuration recorded once, the same header;
-#   refused    a rank with another toolchain (another tuning key): the tuning stops naming it.
+#   refused    a rank with another toolchain (another tuning key): the tuning stops naming it;
+#   startfail  under --enable-recovery, rank 2's --spec missing on its "node" (its arguments fail):
+#              mpirun returns at once (before 2026-12-05 rank 0 hung in MPI_Init), rank 0 refuses the
+#              tuning naming rank 2 and its error, nothing evaluated;
+#   badspec    rank 1's spec malformed: refused at the start naming rank 1, nothing evaluated;
+#   nompi      mpirun -np 2 without --mpi: each rank warned that it tunes on its own, each in a work
+#              folder of its own; no configuration fails for the other rank, and the winner is the
+#              local tuning's.
 # Skipped (ADAEXPLORE_TEST_SKIPPED, with the reason) without OpenMPI's mpirun or a tuner built with MPI.
 # Usage: mpi_test.sh TUNER DATA WORK MPI_FOUND
 set -uo pipefail
@@ -180,7 +187,45 @@ grep -q "MPI rank 2 (.*differs in compiler" "$WORK/refused/log.txt" && pass "ref
   || fail "refused: no message naming rank 2"
 [ "$(outcomes "$WORK/refused")" = 0 ] && pass "refused: nothing evaluated" || fail "refused: evaluated"
 
-for d in spread killed hung rank0 refused; do
+# startfail: a rank whose arguments fail (its --spec missing) under --enable-recovery
+kernel "$WORK/startfail" 20
+(cd "$WORK/startfail" && timeout 120 mpirun --oversubscribe --enable-recovery -np 2 "$TUNER" "${TUNE[@]}" --mpi \
+   --mpi-timeout 3 : -np 1 "$TUNER" tune --spec missing.json --jobs 1 --no-report --mpi > log.txt 2>&1)
+STATUS=$?
+[ "$STATUS" != 124 ] && pass "startfail: mpirun returned ($STATUS), no hang" || fail "startfail: mpirun hung"
+grep -q "refused at the start, nothing evaluated" "$WORK/startfail/log.txt" \
+  && grep -q "MPI rank 2 (.*): --spec: File does not exist: missing.json" "$WORK/startfail/log.txt" \
+  && pass "startfail: rank 0 refused the tuning naming rank 2 and its error" || fail "startfail: no refusal naming rank 2"
+[ "$(outcomes "$WORK/startfail")" = 0 ] && pass "startfail: nothing evaluated" || fail "startfail: evaluated"
+
+# badspec: rank 1 reads a malformed copy of the spec
+kernel "$WORK/badspec" 20
+mkdir -p "$WORK/badspec/bad" && cp "$WORK/badspec"/units* "$WORK/badspec/bad/" && echo '{"name": ' > "$WORK/badspec/bad/spec.json"
+(cd "$WORK/badspec" && timeout 120 mpirun --oversubscribe -np 1 "$TUNER" "${TUNE[@]}" --mpi --mpi-timeout 3 : \
+   -np 1 "$TUNER" tune --spec bad/spec.json --jobs 1 --no-report --confirm-rounds 0 --mpi --mpi-timeout 3 : \
+   -np 1 "$TUNER" "${TUNE[@]}" --mpi --mpi-timeout 3 > log.txt 2>&1)
+STATUS=$?
+[ "$STATUS" != 0 ] && [ "$STATUS" != 124 ] && pass "badspec: mpirun status $STATUS" || fail "badspec: status $STATUS"
+grep -q "MPI rank 1 (.*): bad/spec.json: not valid JSON" "$WORK/badspec/log.txt" \
+  && pass "badspec: refused at the start naming rank 1 and its error" || fail "badspec: no refusal naming rank 1"
+grep -q "not heard from" "$WORK/badspec/log.txt" && fail "badspec: a rank was dropped as lost instead" || pass "badspec: no rank lost"
+[ "$(outcomes "$WORK/badspec")" = 0 ] && pass "badspec: nothing evaluated" || fail "badspec: evaluated"
+
+# nompi: two ranks that each tune the whole space (--mpi forgotten) into one results file
+kernel "$WORK/nompi" 20
+(cd "$WORK/nompi" && timeout 300 mpirun --oversubscribe -np 2 "$TUNER" "${TUNE[@]}" > log.txt 2>&1)
+STATUS=$?
+[ "$STATUS" = 0 ] && pass "nompi: mpirun exit 0" || fail "nompi: status $STATUS"
+[ "$(grep -c "warning: this tuner is rank [01] of 2 (OMPI_COMM_WORLD_SIZE=2) .* without --mpi" "$WORK/nompi/log.txt")" = 2 ] \
+  && pass "nompi: both ranks warned that --mpi is missing" || fail "nompi: no warning of the missing --mpi on each rank"
+grep -q "units.work is in use by another tuning (process [0-9]*); this tuning compiles and runs in .*units.work/concurrent-1" \
+  "$WORK/nompi/log.txt" && pass "nompi: the ranks compiled in folders of their own" || fail "nompi: no folder of its own"
+grep -o '"status":"[a-z_]*"' "$(results "$WORK/nompi")" | grep -qv '"status":"\(ok\|slow\)"' \
+  && fail "nompi: a configuration failed: $(grep -o '"status":"[a-z_]*"' "$(results "$WORK/nompi")" | sort | uniq -c)" \
+  || pass "nompi: no configuration failed"
+[ "$(winner "$WORK/nompi")" = "$reference" ] && pass "nompi: same header values as the local tuning" || fail "nompi: header: $(winner "$WORK/nompi")"
+
+for d in spread killed hung rank0 refused startfail badspec nompi; do
   echo "---- $d/log.txt (last 15 lines)"; tail -15 "$WORK/$d/log.txt"
 done
 [ $failures = 0 ] && echo "all passed" || { echo "$failures failed"; exit 1; }

@@ -7,8 +7,8 @@
 # (data-report-errors), the page finished (data-report-status="ok"), the number of charts drawn
 # (data-charts) and that none of their canvases is blank (data-blank-charts="0": report.js reads
 # the pixels back), every section present; and that a screenshot (PNG) was written. Skipped, with
-# the reason, where Chromium or Chart.js (Debian: chromium, libjs-chart.js; .ci/run installs both)
-# is missing.
+# the reason, where Chromium is missing (Debian: chromium). The charts are drawn by the Chart.js
+# shipped with the tuner (third_party/chartjs/), or $ADAEXPLORE_CHARTJS.
 foreach(var TUNER DATA WORK)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "report_browser_test.cmake: -D${var}=... is required")
@@ -20,13 +20,14 @@ if(NOT chromium)
   message(STATUS "ADAEXPLORE_TEST_SKIPPED: no Chromium (chromium, chromium-browser or google-chrome on PATH; Debian: apt-get install chromium)")
   return()
 endif()
+# The Chart.js shipped with the tuner (third_party/chartjs/, what a report gets on a machine without
+# Debian's libjs-chart.js), unless $ADAEXPLORE_CHARTJS names another.
 set(chartjs "$ENV{ADAEXPLORE_CHARTJS}")
 if(chartjs STREQUAL "")
-  set(chartjs /usr/share/javascript/chart.js/chart.min.js)
+  get_filename_component(chartjs "${DATA}/../../../third_party/chartjs/chart.umd.min.js" ABSOLUTE)
 endif()
 if(NOT EXISTS "${chartjs}")
-  message(STATUS "ADAEXPLORE_TEST_SKIPPED: no Chart.js at ${chartjs} (Debian: apt-get install libjs-chart.js)")
-  return()
+  message(FATAL_ERROR "no Chart.js at ${chartjs}: the copy shipped in third_party/chartjs/ is missing")
 endif()
 
 file(REMOVE_RECURSE "${WORK}")

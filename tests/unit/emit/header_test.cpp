@@ -131,6 +131,52 @@ TEST(Header, MultiLineReasonStaysInsideTheComment) {
   }
 }
 
+// Issue 37: a text value with a line break broke out of the provenance comment and injected code,
+// and a NUL was written raw. Every text that reaches a comment (values in labels, the device, the
+// strategy, the date, the reason, the kernels' names) stays on its comment line, control characters
+// written \xNN, a backslash that would end a line (and continue the comment) \x5c; every literal
+// escapes them. The header compiles and holds the value's bytes.
+TEST(Header, ControlCharactersInTextsNeitherLeaveTheCommentNorReachTheLiteralRaw) {
+  const std::string injected = "x\n#error injected\n";
+  Parameter mode{"MODE", {Value::from_text(injected), Value::from_text(std::string("nul\0byte\x1b[1m", 12))}};
+  const Space s({numbers("TILE", {16, 32}), mode}, {});
+  for (const Config& winner : {Config{0, 0}, Config{1, 1}}) {
+    HeaderInfo info = tuned_info();
+    info.winner = measured(winner, 0.5);
+    info.winner->resources.push_back({});
+    info.winner->resources.back().kernel = "k\n#define X";
+    info.baseline = measured({0, 0}, 1.0);
+    info.device["name"] = "GPU\r\n#pragma once\\";
+    info.device["runtime_version"] = "12.4\\";  // the line's end
+    info.strategy = "ga\n}";
+    info.date = "2024\\";
+    const std::string h = render_header(s, winner, info);
+    const std::string banner = h.substr(0, h.find("#pragma once\n\nnamespace"));
+    for (std::size_t start = 0; start < banner.size(); start = banner.find('\n', start) + 1) {
+      EXPECT_EQ(banner.compare(start, 3, "// "), 0) << "line not a comment in:\n" << h;
+      const std::size_t end = banner.find('\n', start);
+      EXPECT_NE(banner[end - 1], '\\') << "a comment line ending in a backslash continues onto the next:\n" << h;
+    }
+    EXPECT_EQ(h.find('\0'), std::string::npos);
+    EXPECT_EQ(h.find('\x1b'), std::string::npos);
+    EXPECT_EQ(h.find("\n#error"), std::string::npos) << h;
+    EXPECT_NE(h.find("// Device:      GPU  #pragma once\\, compute capability"), std::string::npos) << h;
+    EXPECT_NE(h.find("CUDA runtime 12.4\\x5c\n"), std::string::npos) << h;
+    // The literal holds the value's bytes, and the header compiles.
+    const fs::path dir = test::fresh_test_directory("header-control");
+    std::ofstream(dir / "h.hpp") << h;
+    std::ofstream(dir / "use.cpp") << "#include \"h.hpp\"\n#include <cstring>\nint main() { return std::strcmp("
+                                      "adaexplore::gemm::MODE, \""
+                                   << (winner[1] == 0 ? "x\\n#error injected\\n" : "nul")
+                                   << "\") == 0 ? 0 : 1; }\n";
+    const ProcessResult r = run_process({"c++", "-std=c++17", "-o", (dir / "use").string(), (dir / "use.cpp").string()});
+    ASSERT_TRUE(r.ok()) << r.err << h;
+    EXPECT_TRUE(run_process({(dir / "use").string()}).ok()) << h;
+    if (winner[1] == 1) EXPECT_NE(h.find("\"nul\\000byte\\033[1m\""), std::string::npos) << h;
+    fs::remove_all(dir);
+  }
+}
+
 TEST(Header, ValuesAreValidCppLiterals) {
   Parameter text{"NAME", {Value::from_text("say \"hi\"\\n")}};
   Parameter big{"BIG", {Value::from_number(3000000000.0)}};

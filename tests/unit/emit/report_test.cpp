@@ -7,7 +7,9 @@
 #include "evaluate/profile.hpp"
 #include "model/spec.hpp"
 #include "test_support.hpp"
+#include "store/key.hpp"
 #include "store/profiles.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {
@@ -281,6 +283,61 @@ class ReportFiles : public ::testing::Test {
   fs::path dir_;
 };
 
+// Issue 37: `report` with another kernel's spec reported without a word; with an edited spec it
+// told the user to move a good results file aside as corrupt; a torn last record was dropped
+// without the warning `tune` gives.
+TEST_F(ReportFiles, ASpecThatIsNotTheResultsOneIsSaidSo) {
+  const Spec s = spec();
+  ResultsHeader h = tuning_header(s, "host", {{"name", "cpu"}});
+  const fs::path results = dir_ / "results.jsonl";
+  {
+    ResultsWriter w(results, h, s.space);
+    w.append(ok(s.space, {0, 0, 0}, 10));
+    w.append(ok(s.space, {2, 1, 0}, 1.25));
+  }
+  EXPECT_TRUE(report_input_from_results(s, results).warnings.empty());
+  // Another kernel's spec: refused, naming both kernels.
+  json other = s.raw;
+  other["name"] = "other";
+  try {
+    report_input_from_results(parse_spec(other, dir_ / "other.json"), results);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("holds results of kernel 'k', and the spec " + (dir_ / "other.json").string() +
+                                         " names kernel 'other'"),
+              std::string::npos)
+        << e.what();
+  }
+  // An edited spec whose space no longer holds a record: the spec is named, not the file as corrupt.
+  json edited = s.raw;
+  edited["parameters"][0]["values"] = {1, 2};
+  edited["defaults"]["X"] = 1;
+  try {
+    report_input_from_results(parse_spec(edited, dir_ / "edited.json"), results);
+    FAIL() << "expected an error";
+  } catch (const ResultsError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("If the spec was edited since these results were tuned (kernel 'k', key " + h.key.substr(0, 16) +
+                     "), or is another kernel's, give the spec they were tuned with: the file is fine."),
+              std::string::npos)
+        << m;
+  }
+  // An edited spec that still holds every record: reported, with a warning that it differs.
+  json flags = s.raw;
+  flags["compiler"] = {{"flags", {"-O3"}}};
+  const ReportInput in = report_input_from_results(parse_spec(flags, dir_ / "flags.json"), results);
+  ASSERT_EQ(in.warnings.size(), 1u);
+  EXPECT_NE(in.warnings[0].find("tuned with content (spec) other than " + (dir_ / "flags.json").string()),
+            std::string::npos)
+      << in.warnings[0];
+  // A half-written last record: dropped, with the warning.
+  std::ofstream(results, std::ios::app) << "{\"config\": {\"X\": 4";
+  const ReportInput torn = report_input_from_results(s, results);
+  EXPECT_EQ(torn.outcomes.size(), 2u);
+  ASSERT_EQ(torn.warnings.size(), 1u);
+  EXPECT_NE(torn.warnings[0].find("dropped a half-written last record"), std::string::npos) << torn.warnings[0];
+}
+
 TEST_F(ReportFiles, ResultsGiveElapsedTimesDefaultsWinnerAndProfiles) {
   const Spec s = spec();
   ResultsHeader h;
@@ -429,6 +486,33 @@ TEST_F(ReportFiles, WithoutChartJsTheReportSaysSo) {
     return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   }();
   EXPECT_NE(page.find("window.ADAEXPLORE_LIBRARY = null"), std::string::npos);
+}
+
+// A machine without Debian's libjs-chart.js (a GPU image: Ubuntu with the CUDA toolkit): the
+// Chart.js compiled into the tuner (third_party/chartjs/) is inlined, and the report has its charts.
+TEST_F(ReportFiles, WithoutChartJsOnTheMachineTheBundledCopyIsInlined) {
+  test::ScopedEnv env("ADAEXPLORE_CHARTJS", "");
+  const auto library = find_chart_library({}, {dir_ / "no-such-package/chart.min.js"});
+  ASSERT_TRUE(library.has_value());
+  EXPECT_EQ(library->path, fs::path(kBundledChartLibraryPath));
+  EXPECT_EQ(library->version, "3.9.1");
+  const std::string shipped = read_file(fs::path(ADAEXPLORE_SOURCE_DIR) / "third_party/chartjs/chart.umd.min.js");
+  EXPECT_EQ(library->source, shipped);
+  const fs::path out = dir_ / "bundled.html";
+  EXPECT_EQ(write_report(grid_input(), out, library), "");  // no "Chart.js not found" note
+  const std::string page = read_file(out);
+  EXPECT_NE(page.find(" * Chart.js v3.9.1"), std::string::npos);
+  EXPECT_NE(page.find(" * @kurkle/color v0.2.1"), std::string::npos);
+  EXPECT_NE(page.find("\"path\":\"(bundled with adaexplore-tuner"), std::string::npos);
+  EXPECT_EQ(page.find("window.ADAEXPLORE_LIBRARY = null"), std::string::npos);
+  // The machine's package, where there is one, overrides the bundled copy.
+  const fs::path package = dir_ / "package/chart.min.js";
+  fs::create_directories(package.parent_path());
+  std::ofstream(package) << "/*!\n * Chart.js v3.9.2\n */\nwindow.Chart = function () {};\n";
+  EXPECT_EQ(find_chart_library({}, {dir_ / "none.js", package})->path, package);
+  // And a broken one is skipped for the bundled copy.
+  std::ofstream(package) << "/*! Chart.js v2.9.4 */\n";
+  EXPECT_EQ(find_chart_library({}, {package})->path, fs::path(kBundledChartLibraryPath));
 }
 
 TEST_F(ReportFiles, ChartLibraryErrorsNameTheFile) {

@@ -36,6 +36,18 @@ TEST(KernelUnit, IncludesFileMatchesIncludeLinesByNameOrTrailingPath) {
   EXPECT_TRUE(includes_file("#ifndef ADAEXPLORE_KERNEL_UNIT\n#else\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
   EXPECT_TRUE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
   EXPECT_TRUE(includes_file("#ifndef SOMETHING_ELSE\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  // The #else of #ifdef ADAEXPLORE_KERNEL_UNIT is compiled without it (before 2026-12-05 AUTO read
+  // this include as the kernel unit's and compiled the whole program per configuration).
+  EXPECT_FALSE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\nauto k = bench.kernel(\"x\");\n#else\n#include \"gemm.cuh\"\n#endif\n",
+                             "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#if defined(ADAEXPLORE_KERNEL_UNIT)\n#elif FOO\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#if ADAEXPLORE_KERNEL_UNIT // the unit\n#else\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#if !ADAEXPLORE_KERNEL_UNIT && FOO\n#include \"gemm.cuh\"\n#endif\n", "gemm.cuh"));
+  EXPECT_FALSE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\n#else\n#ifdef FOO\n#include \"gemm.cuh\"\n#endif\n#endif\n",
+                             "gemm.cuh"));  // nested
+  EXPECT_TRUE(includes_file("#ifdef ADAEXPLORE_KERNEL_UNIT\n#else\n#endif\n#include \"gemm.cuh\"\n", "gemm.cuh"));
+  EXPECT_TRUE(includes_file("#if defined(ADAEXPLORE_KERNEL_UNIT) || FOO\n#else\n#endif\n#if FOO\n#else\n#include \"gemm.cuh\"\n#endif\n",
+                            "gemm.cuh"));  // neither condition says the unit alone
 }
 
 TEST(KernelUnit, DependencyFileParsesContinuationsAndEscapedSpaces) {
@@ -75,6 +87,59 @@ TEST_F(KernelUnitSpecTest, AutoChoosesTheWholeProgramWhenTheBenchmarkIncludesThe
   EXPECT_TRUE(choose_compile_unit(spec("whole.cu", "kernel"), "k.cuh", true).kernel);   // as asked
   EXPECT_FALSE(choose_compile_unit(spec("split.cu", "program"), "k.cuh", true).kernel);  // as asked
   EXPECT_FALSE(choose_compile_unit(spec("split.cu", "auto", "host"), "k.cuh", false).kernel);
+}
+
+// nvcc before 12.4 lacks the kernel unit's runtime API (harness.cuh): AUTO compiles the whole
+// program saying why, and an explicit "kernel" is refused naming the release.
+TEST_F(KernelUnitSpecTest, AToolkitBefore12Point4GetsTheWholeProgram) {
+  const std::string nvcc123 = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.3, V12.3.107\n";
+  const std::string problem = kernel_unit_toolkit_problem(nvcc123);
+  EXPECT_EQ(problem.rfind("nvcc release 12.3 (the kernel unit needs CUDA 12.4 or newer", 0), 0u) << problem;
+  EXPECT_NE(kernel_unit_toolkit_problem("Cuda compilation tools, release 11.8, V11.8.89"), "");
+  EXPECT_EQ(kernel_unit_toolkit_problem("Cuda compilation tools, release 12.4, V12.4.131"), "");
+  EXPECT_EQ(kernel_unit_toolkit_problem("Cuda compilation tools, release 13.0, V13.0.88"), "");
+  EXPECT_EQ(kernel_unit_toolkit_problem("clang version 17.0.6"), "");
+  const CompileUnit old = choose_compile_unit(spec("split.cu", "auto"), "k.cuh", true, problem);
+  EXPECT_FALSE(old.kernel);
+  EXPECT_NE(old.reason.find("the whole benchmark per configuration: nvcc release 12.3"), std::string::npos) << old.reason;
+  try {
+    choose_compile_unit(spec("split.cu", "kernel"), "k.cuh", true, problem);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("compiler.unit \"kernel\": nvcc release 12.3"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(choose_compile_unit(spec("split.cu", "program"), "k.cuh", true, problem).kernel);
+}
+
+// Compiled against CUDA 12.0 to 12.3 the harness uses nothing newer: a benchmark that calls
+// Benchmark::kernel() compiles (and fails at run time saying so) with the 12.4 functions poisoned.
+// The same source against 12.4 uses them (the check can fail). The CUDA headers are needed.
+TEST(HarnessCudaVersion, BeforeTwelvePointFourTheHarnessUsesNoNewerFunction) {
+  const std::filesystem::path include = "/usr/local/cuda/include";
+  if (!std::filesystem::exists(include / "cuda_runtime.h")) GTEST_SKIP() << "no CUDA headers in " << include;
+  const std::filesystem::path dir = test::fresh_test_directory("harness-version");
+  std::ofstream(dir / "old.cpp") << R"(#include <cuda_runtime.h>
+#pragma GCC poison cudaLibraryGetKernelCount cudaLibraryEnumerateKernels cudaFuncGetName cudaFuncGetParamInfo
+#include <adaexplore/harness.cuh>
+int main(int argc, char** argv) {
+  adaexplore::Benchmark bench(argc, argv);
+  auto out = bench.output<float>(16);
+  const adaexplore::Kernel k = bench.kernel("twice");
+  return bench.run([&](cudaStream_t s) { k.launch(dim3(1), dim3(16), 0, s, out.get()); },
+                   [&] { return adaexplore::Verification{}; });
+}
+)";
+  auto compile = [&](const std::string& version) {
+    return run_process({"c++", "-std=c++17", "-x", "c++", "-fsyntax-only", "-DADAEXPLORE_HARNESS_BODIES=1",
+                        "-DADAEXPLORE_CUDART_VERSION=" + version, "-I" + std::string(ADAEXPLORE_SOURCE_DIR) + "/templates",
+                        "-I" + include.string(), (dir / "old.cpp").string()});
+  };
+  const ProcessResult old = compile("12030");
+  EXPECT_TRUE(old.ok()) << old.err;
+  const ProcessResult current = compile("12040");
+  EXPECT_FALSE(current.ok());
+  EXPECT_NE(current.err.find("poisoned"), std::string::npos) << current.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(KernelUnitSpecTest, AKernelUnitOnTheHostBackendOrAnUnknownUnitIsAClearError) {
@@ -406,6 +471,58 @@ TEST_F(KernelUnitCompileTest, EveryStatusThroughTheKernelUnitInOneRunnerOnAGpu) 
   const Outcome after = evaluate(0);
   ASSERT_EQ(after.status, Status::ok) << after.message;
   EXPECT_EQ(program.runner_starts(), 2u);  // the sticky error cost one restart
+}
+
+// The pristine device copies of the inputs live as long as the runner (the kernel unit): a kernel
+// that writes outside its buffers without faulting could reach one and hand every later
+// configuration damaged inputs (a correct configuration then a wrong_result). MODE 5 launches the
+// kernel a second time with the input's pristine copy as its output (a write past its buffers that
+// happens to land there): its own result is right; the next configuration finds the copy's
+// checksum changed, says so in the record (device_memory.damaged) and makes its buffers afresh, so
+// it is ok. GPU only (tools/device-run.sh gputest).
+TEST_F(KernelUnitCompileTest, APristineCopyAKernelOverwroteIsNoticedAndItsBuffersMadeAfresh) {
+  const DeviceInfo device = query_device();
+  if (!device.present) GTEST_SKIP() << "no GPU: " << device.reason;
+  std::string bench = kBenchmark;
+  const std::string run = "  return bench.run(";
+  ASSERT_NE(bench.find(run), std::string::npos);
+  bench.replace(bench.find(run), run.size(), R"(  if (mode == 5) {  // a write outside its buffers, into the input's pristine copy
+    twice.launch(dim3((n + 255) / 256), block, 0, nullptr, input,
+                 static_cast<float*>(adaexplore::detail::buffer_cache().at(0).pristine.get()), n);
+    (void)cudaDeviceSynchronize();
+  }
+  return bench.run()");
+  std::ofstream(dir_ / "twice_bench.cu") << bench;
+  nlohmann::json j = {{"name", "twice"},
+                      {"backend", "cuda"},
+                      {"template", "twice.cuh.in"},
+                      {"benchmark", "twice_bench.cu"},
+                      {"parameters", {{{"name", "MODE"}, {"values", {0, 5}}}}},
+                      {"compiler", {{"path", nvcc_}}},
+                      {"work_dir", "damage.work"},
+                      {"run", {{"timeout_s", 60}, {"args", {"--adaexplore-measure-ms", "20"}}}}};
+  const Spec s = parse_spec(j, dir_ / "spec.json");
+  auto backend = make_cuda_backend(s, device);
+  auto evaluate = [&](int m) {
+    Prepared p = backend->prepare(s.space.config_from_texts({{"MODE", std::to_string(m)}}));
+    if (p.failure) return *p.failure;
+    return backend->measure(p);
+  };
+  const Outcome first = evaluate(0);
+  ASSERT_EQ(first.status, Status::ok) << first.message;
+  const Outcome writer = evaluate(5);
+  ASSERT_EQ(writer.status, Status::ok) << writer.message;  // its own output is right
+  EXPECT_FALSE(writer.extra.value("device_memory", nlohmann::json::object()).contains("damaged")) << writer.extra.dump();
+  fs::remove_all(dir_ / "damage.work" / "evals");
+  const Outcome after = evaluate(0);
+  ASSERT_EQ(after.status, Status::ok) << after.message;  // before 2026-12-05: wrong_result (inputs 2 x in)
+  ASSERT_TRUE(after.extra.contains("device_memory")) << after.extra.dump();
+  const nlohmann::json damaged = after.extra["device_memory"].value("damaged", nlohmann::json::array());
+  ASSERT_EQ(damaged.size(), 1u) << after.extra.dump();
+  EXPECT_NE(damaged[0].get<std::string>().find("input #0 (1048576 elements of "), std::string::npos) << damaged;
+  EXPECT_NE(damaged[0].get<std::string>().find("its pristine device copy changed"), std::string::npos) << damaged;
+  const Outcome again = evaluate(5);  // the fresh copies: checked, served, fine
+  EXPECT_EQ(again.status, Status::ok) << again.message;
 }
 
 }  // namespace

@@ -32,6 +32,12 @@ class ProgramOutcomeTest : public ::testing::Test {
     return benchmark_outcome(run, dir_ / "result.json", 30);
   }
 
+  // `text` as run_process captures a program's output (read_captured: valid UTF-8).
+  std::string read_captured_text(const std::string& text) {
+    std::ofstream(dir_ / "captured.txt", std::ios::binary) << text;
+    return read_captured(dir_ / "captured.txt");
+  }
+
   // The kernel of harness.cuh's own example: 72 registers per thread cap the block at 896 threads.
   static KernelRecord refused_kernel() {
     KernelRecord k;
@@ -72,6 +78,39 @@ TEST_F(ProgramOutcomeTest, DriverResourceLimitSaysTheStaticRulesMissedIt) {
   EXPECT_EQ(k["block"], nlohmann::json::array({1024, 1, 1}));
   EXPECT_EQ(k["static_shared_bytes"], 4224);
   EXPECT_EQ(k["launchable"], false);
+}
+
+// A benchmark's message in Latin-1 (the harness copies it byte for byte) is read, made valid
+// UTF-8, not refused as a broken record; the same for its stderr in the message.
+TEST_F(ProgramOutcomeTest, ARecordInLatin1IsReadAsValidText) {
+  ResultRecord r;
+  r.status = "wrong_result";
+  r.message = "donn\xe9" "es fausses";
+  std::ofstream(dir_ / "result.json") << to_json(r);
+  ProcessResult run;
+  run.argv = {"./benchmark"};
+  run.exit_code = 1;
+  run.err = read_captured_text("caf\xe9\n");
+  const Outcome o = benchmark_outcome(run, dir_ / "result.json", 30);
+  EXPECT_EQ(o.status, Status::wrong_result) << o.message;
+  EXPECT_EQ(o.message.rfind("donn\\xe9es fausses", 0), 0u) << o.message;
+  EXPECT_NE(o.message.find("caf\\xe9"), std::string::npos) << o.message;
+  EXPECT_NO_THROW(nlohmann::json(o.message).dump());
+}
+
+// The harness's note that a cached input's pristine copy was overwritten reaches the outcome.
+TEST_F(ProgramOutcomeTest, DamagedPristineCopiesReachExtra) {
+  ResultRecord r;
+  r.time = TimeStats::of({1.0, 2.0, 3.0});
+  r.reused_bytes = 1024;
+  r.damaged = {"input #0 (16 elements of f): its pristine device copy changed since it was made"};
+  const Outcome o = outcome_of(to_json(r), true);
+  ASSERT_EQ(o.status, Status::ok) << o.message;
+  EXPECT_EQ(o.extra["device_memory"]["damaged"], nlohmann::json::array({r.damaged[0]})) << o.extra.dump();
+  ResultRecord clean;
+  clean.time = TimeStats::of({1.0});
+  clean.reused_bytes = 8;
+  EXPECT_EQ(to_json(clean).find("damaged"), std::string::npos);
 }
 
 TEST_F(ProgramOutcomeTest, OkRecordKeepsTheKernelsOccupancyInExtra) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "loop/confirm.hpp"
+#include "loop/crown.hpp"
 #include "test_support.hpp"
 
 namespace adaexplore {
@@ -83,6 +84,39 @@ TEST(ConfirmNearTies, TheBackendDiscardsEachContendersArtifactAfterTheRounds) {
   ASSERT_TRUE(c.winner);
   EXPECT_EQ(backend.events, (std::vector<std::string>{"measure 0 kept", "measure 1 kept", "measure 1 kept",
                                                       "measure 0 kept", "discard 0", "discard 1"}));
+}
+
+// The rounds' medians of two contenders 0.03 % apart: the first in the space's order wins, whichever
+// measured faster, and the verdict says why; 2 % apart, the faster one.
+class NoisyBackend : public RoundsBackend {
+ public:
+  explicit NoisyBackend(double later_ms) : later_ms_(later_ms) {}
+  Outcome measure(Prepared& p) override {
+    Outcome o;
+    o.status = Status::ok;
+    o.objective = p.config[0] == 0 ? 1.0 : later_ms_;
+    return o;
+  }
+  double later_ms_;
+};
+
+TEST(ConfirmNearTies, RoundsWithinOnePercentCrownTheFirstInTheSpacesOrder) {
+  const Space space({test::range("X", 4)}, {});
+  ConfirmOptions options;
+  const std::vector<Outcome> contenders = {timed(space, 2, Status::ok, 1.00), timed(space, 0, Status::ok, 1.0002)};
+  NoisyBackend tie(0.9997);  // X=2 measures 0.03 % faster than X=0 in every round
+  Confirmation c = confirm_near_ties(tie, contenders, options);
+  ASSERT_TRUE(c.winner);
+  EXPECT_EQ(c.contenders[*c.winner].label, "X=0");
+  EXPECT_TRUE(c.changed);
+  EXPECT_EQ(c.to_json()["tie_margin"], kTieMargin);
+  bool said = false;
+  for (const auto& line : c.describe()) said = said || line.find("<- winner (within 1 % of the lowest median") != std::string::npos;
+  EXPECT_TRUE(said);
+  NoisyBackend apart(0.98);
+  c = confirm_near_ties(apart, contenders, options);
+  ASSERT_TRUE(c.winner);
+  EXPECT_EQ(c.contenders[*c.winner].label, "X=2");
 }
 
 }  // namespace

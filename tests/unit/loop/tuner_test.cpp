@@ -2,6 +2,7 @@
 #include "loop/clock.hpp"
 #include "loop/significance.hpp"
 #include "test_support.hpp"
+#include "util/hash.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -666,6 +667,102 @@ TEST(Tuner, SetupErrorWhenEveryConfigurationFailsTheSameWay) {
   EXPECT_LE(backend.count, static_cast<int>(o.setup_failure_window) + 1);
 }
 
+// Each configuration compiles in its own folder, <work_dir>/evals/<16 hex>/, which the compiler's
+// first line names: before 2026-12-05 no two such lines compared equal, and a template failing
+// for every configuration spent the whole budget (120 nvcc compiles) instead of 6.
+TEST(Tuner, SetupErrorWhenEveryConfigurationFailsNamingItsOwnFolder) {
+  const Space s = space();
+  FailingBackend backend([](const Config& c) {
+    const std::string hash = content_hash(std::to_string(c[0]) + "," + std::to_string(c[1])).substr(0, 16);
+    Outcome o;
+    o.status = Status::compile_error;
+    o.message = "/build/k.work/evals/" + hash + "/kernel.cuh(" + std::to_string(3 + c[0]) +
+                "): error: identifier \"missing_t\" is undefined\n  command: nvcc ...";
+    return o;
+  });
+  auto strategy = random_strategy(s);
+  TuneOptions o = options(50);
+  EXPECT_THROW(run_tuning(s, kBaseline, backend, *strategy, o, nullptr), SetupError);
+  EXPECT_LE(backend.count, static_cast<int>(o.setup_failure_window) + 1);
+}
+
+// What differs between the configurations of one broken setup is not a difference: the folder,
+// hashes and addresses, numbers, the configuration's own words; the status and the words are.
+TEST(Tuner, FailureSignatureLeavesOutWhatEachConfigurationHasOfItsOwn) {
+  auto failed = [](Status status, const std::string& label, const std::string& message) {
+    Outcome o;
+    o.status = status;
+    o.label = label;
+    o.message = message + "\nsecond line differs " + label;
+    return o;
+  };
+  const Outcome a = failed(Status::compile_error, "TILE=16,TYPE=float",
+                           "/w/k.work/evals/0123456789abcdef/k.cuh:4:10: error: float tile of 16 at 0x7ffd12ab (deadbeef01)");
+  const Outcome b = failed(Status::compile_error, "TILE=64,TYPE=half",
+                           "/w/k.work/concurrent-1/evals/fedcba9876543210/k.cuh:5:2: error: half tile of 64 at 0x7ffe0000 (0badcafe99)");
+  EXPECT_EQ(failure_signature(a), failure_signature(b)) << failure_signature(a);
+  EXPECT_EQ(failure_signature(a), "compile_error:<eval>/k.cuh:#:#: error: <value> tile of # at <hex> (<hex>)");
+  Outcome c = b;
+  c.status = Status::crash;
+  EXPECT_NE(failure_signature(a), failure_signature(c));
+  const Outcome d = failed(Status::compile_error, "TILE=16,TYPE=float", "/w/k.work/evals/0123456789abcdef/k.cuh:4:10: error: other");
+  EXPECT_NE(failure_signature(a), failure_signature(d));
+  // One shape of mismatch, whatever the values.
+  const Outcome e = failed(Status::wrong_result, "TILE=16,TYPE=float",
+                           "1024 of 1024 values differ from the reference; first at index 0: got 2.5e-05, expected -1 (max abs error 1.00003)");
+  const Outcome f = failed(Status::wrong_result, "TILE=64,TYPE=half",
+                           "12 of 1024 values differ from the reference; first at index 7: got 3, expected 0.5 (max abs error 2.5)");
+  EXPECT_EQ(failure_signature(e), failure_signature(f)) << failure_signature(e);
+}
+
+// A broken reference (every configuration that runs disagrees with it in the same way) with one
+// configuration that really fails mixed in (2026-12-05: not stopped, the whole budget spent).
+TEST(Tuner, SetupErrorWhenEveryConfigurationThatRunsDisagreesWithTheReferenceTheSameWay) {
+  const Space s = space();
+  FailingBackend backend([](const Config& c) {
+    Outcome o;
+    if (c == kBaseline) {  // the defaults fail for real
+      o.status = Status::compile_error;
+      o.message = "kernel.cuh(7): error: static assertion failed";
+      return o;
+    }
+    o.status = Status::wrong_result;
+    o.message = std::to_string(100 + c[0]) + " of 1024 values differ from the reference; first at index " +
+                std::to_string(c[1]) + ": got " + std::to_string(2.0 * c[0]) + ", expected 3.5 (max abs error 1.5)";
+    return o;
+  });
+  auto strategy = random_strategy(s);
+  TuneOptions o = options(50);
+  try {
+    run_tuning(s, kBaseline, backend, *strategy, o, nullptr);
+    FAIL() << "expected SetupError";
+  } catch (const SetupError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("5 of the first 6 configurations failed with wrong_result in the same way, and the other "
+                        "(X=2,Y=2) with compile_error"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("disagrees with the benchmark's reference"), std::string::npos) << what;
+    EXPECT_NE(what.find("values differ from the reference"), std::string::npos) << what;  // the shared failure shown
+  }
+  EXPECT_LE(backend.count, static_cast<int>(o.setup_failure_window) + 1);
+  // Two other failures, or one beside a compile error shared by the rest, are not a broken reference.
+  std::vector<Outcome> outcomes;
+  for (int i = 0; i < 6; ++i) {
+    Outcome x;
+    x.status = Status::wrong_result;
+    x.message = "7 of 9 values differ from the reference; first at index 1: got 2, expected 1 (max abs error 1)";
+    outcomes.push_back(x);
+  }
+  outcomes[2].status = Status::crash;
+  EXPECT_TRUE(setup_failures_only(outcomes, 6));
+  outcomes[4].status = Status::timeout;
+  EXPECT_FALSE(setup_failures_only(outcomes, 6));
+  for (auto& x : outcomes) x.status = Status::compile_error;
+  outcomes[3].message = "error: something else";
+  EXPECT_FALSE(setup_failures_only({outcomes.begin(), outcomes.begin() + 4}, 4));
+}
+
 TEST(Tuner, NoSetupErrorWhenFailuresDiffer) {
   const Space s = space();
   FailingBackend backend([](const Config& c) {
@@ -1065,6 +1162,35 @@ TEST(Tuner, SameTimingGateWarnsOnceWhenEveryConfigurationTimesTheSame) {
   const std::string printed = warnings.str();
   EXPECT_EQ(printed.rfind("[adaexplore] gemm: warning: the benchmark may not time the kernel", 0), 0u) << printed;
   EXPECT_EQ(std::count(printed.begin(), printed.end(), '\n'), 1) << printed;  // once, not per evaluation
+}
+
+// The harness found a pristine input copy overwritten (extra.device_memory.damaged, harness.cuh):
+// the tuning warns as it happens, naming the configuration; the outcome itself stands.
+class DamagedInputsBackend : public FakeBackend {
+ public:
+  Outcome measure(Prepared& p) override {
+    Outcome o = FakeBackend::measure(p);
+    if (p.config == Config{5, 5})
+      o.extra["device_memory"] = {{"reused_bytes", 8},
+                                  {"damaged", {"input #0 (16 elements of f): its pristine device copy changed"}}};
+    return o;
+  }
+};
+
+TEST(Tuner, PristineInputsAConfigurationOverwroteAreWarnedOf) {
+  const Space s = space();
+  DamagedInputsBackend backend;
+  ListStrategy strategy({{1, 1}, {5, 5}, {2, 3}});
+  std::ostringstream warnings;
+  TuneOptions o = options(4);
+  o.kernel = "gemm";
+  o.warnings = &warnings;
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, o, nullptr);
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].rfind("X=5,Y=5: input #0 (16 elements of f): its pristine device copy changed", 0), 0u)
+      << r.warnings[0];
+  EXPECT_NE(warnings.str().find("[adaexplore] gemm: warning: X=5,Y=5: input #0"), std::string::npos) << warnings.str();
+  EXPECT_TRUE(r.best);
 }
 
 TEST(Tuner, DifferentTimesRaiseNoWarningAndTheStageSummaryCoversNewEvaluationsOnly) {

@@ -49,6 +49,26 @@ std::string error_of(const json& j, const fs::path& file = kFile) {
 #define EXPECT_CONTAINS(haystack, needle) \
   EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
 
+// Issue 37: a text value with a line break or a NUL reaches the header's comment and literal and
+// the progress lines; the spec refuses it, naming the parameter and the character.
+TEST(Spec, TextValuesWithControlCharactersAreRefused) {
+  for (const std::string& bad : {std::string("row\n#error injected"), std::string("a\0b", 3), std::string("tab\there"),
+                                 std::string("esc\x1b[1m"), std::string("del\x7f")}) {
+    json j = good_spec();
+    j["parameters"][2]["values"] = {"col", bad};
+    const std::string e = error_of(j);
+    EXPECT_CONTAINS(e, "/specs/gemm.json: parameters[2] (LAYOUT): the value ");
+    EXPECT_CONTAINS(e, "holds a control character (U+00");
+    EXPECT_CONTAINS(e, "write it without line breaks, tabs or other control characters");
+  }
+  json j = good_spec();
+  j["defaults"]["LAYOUT"] = "row\n";
+  EXPECT_CONTAINS(error_of(j), "defaults.LAYOUT: the value \"row\\n\" holds a control character (U+000A)");
+  j = good_spec();
+  j["parameters"][2]["values"] = {"col", "row", "é ünïcode"};  // printable text stays allowed
+  EXPECT_EQ(error_of(j), "(no error)");
+}
+
 TEST(Spec, GoodSpecIsReadCompletely) {
   const Spec s = parse_spec(good_spec(), kFile);
   EXPECT_EQ(s.name, "gemm");

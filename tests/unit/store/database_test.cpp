@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -233,6 +235,47 @@ TEST_F(Database, RetuneSetsTheFileAsideAndNeverOverwritesAnEarlierAside) {
   EXPECT_EQ(lines_of(first).size(), 2u);
   EXPECT_EQ(lines_of(second)[1]["config"]["X"], 2);
   EXPECT_TRUE(stored_keys(dir_, "gemm").empty());  // set-aside files are not keys
+}
+
+// set_aside_if reads, judges and renames under one lock (before 2026-12-05 `tune` read a file of a
+// broken setup's failures, then set it aside under a lock of its own: a record another tuning
+// appended in between went aside with them, unjudged). A writer appending meanwhile waits, and its
+// record starts the file anew instead of landing in the one set aside.
+TEST_F(Database, SetAsideIfJudgesAndRenamesUnderOneLock) {
+  const Space s = space();
+  const fs::path file = database_file(dir_, "k", content_hash("k"));
+  const ResultsHeader h = header("k", content_hash("k"), "GPU", "9.0", "2024-01-01T00:00:00Z");
+  write_results(file, h, {record(1, 1, "compile_error", std::nullopt)});
+  std::atomic<bool> appended{false};
+  std::thread writer;
+  const fs::path aside = set_aside_if(file, [&](const RawResults& raw) -> std::string {
+    EXPECT_EQ(raw.records.size(), 1u);
+    writer = std::thread([&] {  // another tuning of the key, appending a success
+      ResultsWriter w(file, h, s);
+      Outcome o;
+      o.config = s.config_from_texts({{"X", "2"}, {"Y", "2"}});
+      o.label = s.label(o.config);
+      o.status = Status::ok;
+      o.objective = 1.0;
+      w.append(o);
+      appended = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_FALSE(appended) << "the writer appended while the file was being judged";
+    return "setup-error";
+  });
+  writer.join();
+  ASSERT_FALSE(aside.empty());
+  EXPECT_EQ(aside.string().rfind(file.string() + ".setup-error-", 0), 0u) << aside;
+  EXPECT_EQ(lines_of(aside).size(), 2u);  // the header and the failure judged, nothing else
+  const auto now = lines_of(file);
+  ASSERT_EQ(now.size(), 2u);  // a new file: the header and the writer's success
+  EXPECT_EQ(now[1]["status"], "ok");
+  // Kept when `decide` says so; nothing for a file that is not there (and no lock file made).
+  EXPECT_TRUE(set_aside_if(file, [](const RawResults&) { return std::string(); }).empty());
+  EXPECT_TRUE(fs::exists(file));
+  EXPECT_TRUE(set_aside_if(dir_ / "k" / "none.jsonl", [](const RawResults&) { return std::string("x"); }).empty());
+  EXPECT_FALSE(fs::exists(dir_ / "k" / "none.jsonl.lock"));
 }
 
 // Two writers in two threads of one process append to one file: every record kept, one header,
@@ -549,6 +592,78 @@ TEST_F(Database, MergeRefusesAForeignSourceNamingItAndTheMoveCommand) {
     EXPECT_NE(m.find("mv '" + bad.string() + "'"), std::string::npos) << m;
   }
   EXPECT_THROW(merge_into(dir_ / "db", {dir_ / "missing"}), ResultsError);
+}
+
+// Issue 37: a bad source after good ones left the good ones merged without a word. Every source is
+// read first: a bad one stops the merge before anything is written, and the message says so.
+TEST_F(Database, MergeReadsEverySourceFirstAndABadOneMergesNothing) {
+  const std::string key = content_hash("k");
+  write_results(dir_ / "a" / "k" / (key.substr(0, 16) + ".jsonl"),
+                header("k", key, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"), {record(1, 1, "ok", 1.0)});
+  const fs::path bad = dir_ / "b" / "k" / "broken.jsonl";
+  fs::create_directories(bad.parent_path());
+  std::ofstream(bad) << "{not json\n";
+  const fs::path into = dir_ / "db";
+  try {
+    merge_into(into, {dir_ / "a", dir_ / "b"});
+    FAIL() << "expected an error";
+  } catch (const ResultsError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(bad.string() + ":1: not valid JSON"), std::string::npos) << m;
+    EXPECT_NE(m.find("; nothing was merged (every source is read before anything is written)"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(fs::exists(database_file(into, "k", key)));
+}
+
+// An error while writing (a destination that cannot be locked) ends with what was merged before.
+TEST_F(Database, MergeStoppedWhileWritingSaysWhatItMerged) {
+  const std::string first = content_hash("k1"), second = content_hash("k2");
+  const std::string low = std::min(first, second), high = std::max(first, second);  // merged in key order
+  write_results(dir_ / "a" / "k" / (low.substr(0, 16) + ".jsonl"),
+                header("k", low, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"),
+                {record(1, 1, "ok", 1.0), record(2, 2, "ok", 2.0)});
+  write_results(dir_ / "b" / "k" / (high.substr(0, 16) + ".jsonl"),
+                header("k", high, "NVIDIA H200", "9.0", "2024-01-01T00:00:00Z"), {record(1, 1, "ok", 1.0)});
+  const fs::path into = dir_ / "db";
+  fs::create_directories(lock_path_for(database_file(into, "k", high)));  // a folder where its lock file goes
+  try {
+    merge_into(into, {dir_ / "a", dir_ / "b"});
+    FAIL() << "expected an error";
+  } catch (const EnvironmentError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("a folder stands where the lock file must be"), std::string::npos) << m;
+    EXPECT_NE(m.find("; merged before it stopped (kept): k " + low.substr(0, 16) + ": 2 records into " +
+                     database_file(into, "k", low).string()),
+              std::string::npos)
+        << m;
+  }
+  EXPECT_EQ(lines_of(database_file(into, "k", low)).size(), 3u);
+}
+
+// `merge --into <a file>` blamed POSIX locks; it is the environment, said as such, nothing merged.
+TEST_F(Database, MergeIntoAFileSaysItIsAFile) {
+  const std::string key = content_hash("k");
+  write_results(dir_ / "a" / "k" / (key.substr(0, 16) + ".jsonl"),
+                header("k", key, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"), {record(1, 1, "ok", 1.0)});
+  std::ofstream(dir_ / "db-file") << "";
+  try {
+    merge_into(dir_ / "db-file", {dir_ / "a"});
+    FAIL() << "expected an error";
+  } catch (const EnvironmentError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find((dir_ / "db-file").string() + ": is a file, not a tuning database folder"), std::string::npos) << m;
+    EXPECT_EQ(m.find("POSIX"), std::string::npos) << m;
+    EXPECT_NE(m.find("nothing was merged"), std::string::npos) << m;
+  }
+  // A writer under a file where its folder must be: the same words, not a file-system error.
+  try {
+    ResultsWriter w(dir_ / "db-file" / "k" / "x.jsonl", header("k", key, "NVIDIA H100", "9.0", "2024-01-01T00:00:00Z"),
+                    space());
+    FAIL() << "expected an error";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir_ / "db-file").string() + ": is a file, not a folder"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

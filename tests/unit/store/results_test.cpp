@@ -1,8 +1,11 @@
 #include "store/results.hpp"
 
+#include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -132,6 +135,34 @@ TEST_F(Results, WriteThenReadRoundTrip) {
   EXPECT_EQ(nlohmann::json::parse(l[0])["format"], "adaexplore-results");
   EXPECT_EQ(nlohmann::json::parse(l[1])["index"], 0);
   EXPECT_EQ(nlohmann::json::parse(l[3])["index"], 2);
+}
+
+// A disk that fills while a record is appended (RLIMIT_FSIZE with SIGXFSZ ignored: write() fails
+// as on a full disk): the error names the file and the system's reason, the half-written line is
+// cut off, and the records before it stay readable.
+TEST_F(Results, AnAppendThatFailsNamesTheReasonAndLeavesNoHalfLine) {
+  write({ok({0, 0, 0}, 1.25)});
+  const std::uintmax_t before = fs::file_size(path_);
+  EXPECT_EXIT(
+      {
+        std::signal(SIGXFSZ, SIG_IGN);
+        struct rlimit limit;
+        limit.rlim_cur = limit.rlim_max = before + 100;
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        ResultsWriter w(path_, header(), space_);
+        Outcome big = failed({1, 1, 1}, Status::compile_error, std::string(4000, 'e'));
+        try {
+          w.append(big);
+        } catch (const EnvironmentError& e) {  // the environment (exit 5)
+          const std::string what = e.what();
+          const bool named = what.find("cannot write " + path_.string() + ": File too large") == 0;
+          std::_Exit(named && fs::file_size(path_) == before ? 0 : 2);
+        }
+        std::_Exit(1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  EXPECT_EQ(fs::file_size(path_), before);
+  EXPECT_EQ(read_results(path_, space_).outcomes.size(), 1u);
 }
 
 TEST_F(Results, AppendingToAnExistingFileKeepsOneHeaderAndContinuesTheIndex) {

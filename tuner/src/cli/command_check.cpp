@@ -6,9 +6,13 @@
 // tuning compiles them (compiler.unit; the kernel unit's benchmark too), with the ptxas report.
 // Nothing is run. The messages are those of a tuning: the same spec and template errors, the
 // compiler's first error line and the log's path.
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <future>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -17,20 +21,22 @@
 #include "util/process.hpp"
 #include "evaluate/program_backend.hpp"
 #include "evaluate/render.hpp"
+#include "evaluate/resource_check.hpp"
 #include "model/spec.hpp"
 #include "util/files.hpp"
 
 namespace adaexplore {
 namespace {
 
-/// Exit code of `check` when the spec, template and defaults pass but the --config configuration
-/// does not (the caller falls back to the defaults, or fails where that configuration is required).
-constexpr int kExitConfigRejected = 4;
+// kExitConfigRejected (4, commands.hpp): the spec, template and defaults pass but the --config
+// configuration does not (the caller falls back to the defaults, or fails where that configuration
+// is required).
 
 struct CheckArgs {
   std::string spec, config, config_from = "--config";
   std::vector<std::string> archs;
   bool compile = true;
+  std::size_t jobs = 0;  // compiles at once; 0: the spec's jobs, else the CPUs this process may run on
 };
 
 std::string resources_text(const std::vector<KernelResources>& resources) {
@@ -91,8 +97,49 @@ Failure compile_one(Backend& backend, const Spec& spec, const Config& config, co
   return {};
 }
 
+// --no-compile: the launch limits checked without compiling (a compile checks them with the ptxas
+// report too): the spec's launch expressions for the defaults and --config against each target
+// architecture's limits (--arch, else compiler.arch; neither: what holds on every CUDA GPU, 1024
+// threads per block and 48 KiB of shared memory without the opt-in). What was checked goes into
+// `checked`; a configuration over a limit is the failure the compile would report.
+std::optional<Failure> check_launch_limits(const CheckArgs& a, const Spec& spec, const std::optional<Config>& config,
+                                           std::vector<std::string>& checked) {
+  if (spec.backend != "cuda") return std::nullopt;
+  if (!spec.launch.threads_per_block && !spec.launch.dynamic_shared_bytes) {
+    checked.push_back("launch limits not checked: the spec has no launch expressions (THREADS_PER_BLOCK, "
+                      "DYNAMIC_SHARED_BYTES; a compile checks the kernels' own figures)");
+    return std::nullopt;
+  }
+  std::vector<std::string> targets = a.archs;
+  if (targets.empty() && !spec.compiler.arch.empty()) targets = {spec.compiler.arch};
+  if (targets.empty()) targets = {""};
+  for (const std::string& arch : targets) {
+    DeviceLimits limits;
+    std::string where = "every CUDA GPU's limits";
+    if (!arch.empty()) {
+      const auto known = limits_for_compute_capability(arch);
+      if (known) limits = *known;
+      where = known ? arch + "'s limits" : arch + " (unknown: every CUDA GPU's limits)";
+    }
+    if (arch.empty() || !limits_for_compute_capability(arch))
+      limits.shared_per_block_optin = std::numeric_limits<long>::max();  // the opt-in's limit is the device's
+    const std::string label = arch.empty() ? "every CUDA GPU" : arch;
+    if (auto v = launch_verdict(spec.launch, spec.space, spec.defaults, limits, label))
+      return Failure{kExitTuningFailed, "the defaults " + v->label + " for " + label + ": " + to_string(v->status) +
+                                            ": " + v->message};
+    if (config)
+      if (auto v = launch_verdict(spec.launch, spec.space, *config, limits, label))
+        return Failure{kExitConfigRejected, a.config_from + " " + v->label + " for " + label + ": " +
+                                                to_string(v->status) + ": " + v->message};
+    checked.push_back(std::string("the defaults") + (config ? " and " + a.config_from : "") +
+                      " within the launch limits (" + where + ", from the spec's launch expressions)");
+  }
+  return std::nullopt;
+}
+
 int run_check(const CheckArgs& a) {
   Spec spec = load_spec(a.spec);  // parameters, constraints, defaults, launch expressions
+  if (a.jobs) spec.jobs = a.jobs;
   const std::string me = "adaexplore-tuner check: " + spec.name + ": ";
   check_template(template_text(spec), spec.template_path, spec.space);
   std::vector<std::string> checked = {"spec", "template placeholders and parameters",
@@ -117,6 +164,13 @@ int run_check(const CheckArgs& a) {
   }
 
   std::vector<std::string> reports;
+  if (!a.compile) {
+    if (const auto f = check_launch_limits(a, spec, config, checked)) {
+      std::cerr << me << f->message << "\n";
+      return f->code;
+    }
+    checked.push_back("nothing compiled (--no-compile: the kernels' registers and shared memory are not checked)");
+  }
   if (a.compile) {
     std::vector<std::string> targets = a.archs;
     if (spec.backend == "cuda" && targets.empty() && !spec.compiler.arch.empty()) targets = {spec.compiler.arch};
@@ -128,8 +182,17 @@ int run_check(const CheckArgs& a) {
                         spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
       targets.clear();
     }
-    // One backend per architecture; every compile (the defaults, and --config where it differs, per
-    // architecture) runs at once, so the check takes about one compile's time where cores allow.
+    if (targets.empty())  // nothing compiled: the launch limits are checked from the expressions alone
+      if (const auto f = check_launch_limits(a, spec, config, checked)) {
+        std::cerr << me << f->message << "\n";
+        return f->code;
+      }
+    // One backend per architecture; the compiles (the defaults, and --config where it differs, per
+    // architecture) run side by side, at most the tuning's compile workers at once
+    // (Backend::parallelism: --jobs, the spec's jobs, else the CPUs this process may run on), as
+    // `tune` compiles; before 2026-12-05 every compile started at once (two per --arch). A worker
+    // that compiled a kernel unit's configuration also waits for its architecture's benchmark (one
+    // build per architecture, started with the first configuration, as in a tuning).
     struct Job {
       Backend* backend;
       ProgramBackend* program;
@@ -137,7 +200,8 @@ int run_check(const CheckArgs& a) {
       Config config;
       std::string what, where;
       int code;
-      std::future<std::pair<Failure, std::string>> result;
+      std::pair<Failure, std::string> result{};
+      std::exception_ptr error{};
     };
     std::vector<Spec> specs;
     specs.reserve(targets.size());
@@ -171,15 +235,30 @@ int run_check(const CheckArgs& a) {
         if (const auto unit = mode.find("; "); unit != std::string::npos) checked.push_back(mode.substr(unit + 2));
       }
     }
-    for (Job& j : jobs)
-      j.result = std::async(std::launch::async, [&j] {
-        std::string report;
-        Failure f = compile_one(*j.backend, *j.spec, j.config, j.what, j.where, j.code, report);
-        return std::make_pair(f, report);
-      });
+    const std::size_t cap = backends.empty() ? 1 : std::max<std::size_t>(1, backends.front()->parallelism());
+    std::atomic<std::size_t> next{0};
+    std::vector<std::future<void>> workers;
+    for (std::size_t w = 0; w < std::min(cap, jobs.size()); ++w)
+      workers.push_back(std::async(std::launch::async, [&jobs, &next] {
+        for (std::size_t i = next++; i < jobs.size(); i = next++) {
+          Job& j = jobs[i];
+          try {
+            std::string report;
+            Failure f = compile_one(*j.backend, *j.spec, j.config, j.what, j.where, j.code, report);
+            if (j.program && j.program->kernel_unit()) (void)j.program->benchmark_build();  // waited for here
+            j.result = {f, report};
+          } catch (...) {
+            j.error = std::current_exception();
+          }
+        }
+      }));
+    for (auto& w : workers) w.get();
+    if (cap < jobs.size())  // said where it made the check slower
+      checked.push_back(std::to_string(jobs.size()) + " compiles, " + std::to_string(cap) + " at a time (--jobs)");
     std::optional<Failure> first;  // the defaults' failures before --config's, then in order
     for (Job& j : jobs) {
-      auto [f, report] = j.result.get();
+      if (j.error) std::rethrow_exception(j.error);
+      auto [f, report] = j.result;
       if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.program->kernel_unit()) {
         const auto& build = j.program->benchmark_build();
         if (!build.error.empty()) f = {kExitTuningFailed, build.error};
@@ -229,7 +308,13 @@ Command register_check_command(CLI::App& app) {
   sub->add_option("--config", a->config, "a configuration to check too, NAME=VALUE,NAME=VALUE (every parameter)");
   sub->add_option("--config-from", a->config_from,
                   "where --config comes from, for messages (e.g. \"the pinned header /src/pinned/gemm.hpp\")");
-  sub->add_flag("!--no-compile", a->compile, "check the spec, template and --config only; compile nothing");
+  sub->add_flag("!--no-compile", a->compile,
+                "check the spec, template, --config and the launch limits of the spec's launch expressions "
+                "(--arch's, else compiler.arch's, else every CUDA GPU's) only; compile nothing (the kernels' "
+                "registers and shared memory are then not checked, and the summary says so)");
+  sub->add_option("--jobs", a->jobs,
+                  "compiles at once, as tune's --jobs (default: the spec's jobs, else the CPUs this process may run "
+                  "on, its affinity mask)");
   return {sub, [a] { return run_check(*a); }};
 }
 

@@ -88,7 +88,8 @@ Command register_header_command(CLI::App& app) {
                                  "corrupt or foreign database file: the\n"
                                  "message names the file and line and the `mv` command that moves "
                                  "it aside); 3 no successful result stored\n"
-                                 "for the spec (one line on stderr).");
+                                 "for the spec (one line on stderr); 5 the environment (--out cannot be "
+                                 "written: a folder, permissions, disk).");
   sub->add_option(
          "--database", a->database,
          "tuning database folder (see `tune --database`); a missing one holds nothing (exit 3)")

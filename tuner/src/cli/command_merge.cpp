@@ -69,7 +69,11 @@ Command register_merge_command(CLI::App& app) {
                                  "Exit codes: 0 merged (conflicts included); 1 bad input: a source "
                                  "that is missing, or not an AdaExplore\n"
                                  "results file, or corrupt (the message names the file and line "
-                                 "and the `mv` command that moves it aside).");
+                                 "and the `mv` command that moves it aside; every source is read "
+                                 "first, so nothing is merged then); 5 the\n"
+                                 "environment: --into is a file, or a destination file cannot be "
+                                 "created, locked or written (what was merged\n"
+                                 "before it stopped is listed).");
   sub->add_option("--into", a->into, "destination tuning database folder (created when missing)")
       ->required();
   sub->add_option("sources", a->sources,

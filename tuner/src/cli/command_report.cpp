@@ -26,6 +26,7 @@ int run_report(const ReportArgs& a) {
   if (!a.results.empty()) {
     const Spec spec = load_spec(a.spec);
     input = report_input_from_results(spec, a.results);
+    for (const auto& w : input.warnings) std::cerr << "[adaexplore] warning: " << w << "\n";
     if (input.profiles.empty())
       input.profile_note = "no profile beside these results (" + profiles_path(a.results).string() + ")";
   } else {
@@ -64,8 +65,8 @@ Command register_report_command(CLI::App& app) {
       "failures are (pairs of parameters), each parameter's effect, the learned rules, where the time went, the "
       "winner's card (time and its confidence interval, speedup, registers, shared memory, spills, occupancy, "
       "GB/s or GFLOP/s against the device's peak, near-ties) and the finalists' Nsight Compute profiles when "
-      "`tune --profile` recorded them (<results>.profiles.ndjson). Charts by Chart.js, inlined from Debian's "
-      "libjs-chart.js. The data behind the page: tuner/src/emit/report.hpp, and --data.");
+      "`tune --profile` recorded them (<results>.profiles.ndjson). Charts by Chart.js, inlined: the machine's "
+      "(Debian's libjs-chart.js), else the Chart.js 3.9.1 compiled into the tuner (third_party/chartjs/, MIT). The data behind the page: tuner/src/emit/report.hpp, and --data.");
   sub->add_option("--results", a->results, "results file (JSON Lines, as `tune` writes it)")->check(CLI::ExistingFile);
   sub->add_option("--spec", a->spec, "tuning spec (JSON) the results belong to; needed with --results")
       ->check(CLI::ExistingFile);
@@ -77,8 +78,8 @@ Command register_report_command(CLI::App& app) {
   sub->add_option("--data", a->data, "also write the report's data (JSON, fields in tuner/src/emit/report.hpp) to this file");
   sub->add_option("--chartjs", a->chartjs,
                   "Chart.js 3 or 4 (UMD build) to inline. Default: $ADAEXPLORE_CHARTJS, else "
-                  "/usr/share/javascript/chart.js/chart.min.js (Debian's libjs-chart.js); without it the "
-                  "report has tables only, and says so")
+                  "/usr/share/javascript/chart.js/chart.min.js (Debian's libjs-chart.js), else the Chart.js "
+                  "3.9.1 compiled into the tuner (third_party/chartjs/)")
       ->check(CLI::ExistingFile);
   return {sub, [a] { return run_report(*a); }};
 }

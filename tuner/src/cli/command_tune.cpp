@@ -29,6 +29,7 @@
 #include "model/spec.hpp"
 #include "loop/tuner.hpp"
 #include "util/text.hpp"
+#include "util/cpus.hpp"
 #include "util/files.hpp"
 #include "store/profiles.hpp"
 
@@ -92,14 +93,17 @@ std::filesystem::path default_path(const Spec& spec, const std::string& given, c
 
 // Without --database: a results file with another key (or any, with --fresh) is moved aside as
 // "<file>.<its key's first 12 hex>-<UTC time>" (set_aside: never replaces an earlier one).
+// Read and renamed under one lock (set_aside_if).
 void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec, const std::string& key, bool fresh) {
-  if (!std::filesystem::exists(path)) return;
-  const RawResults file = read_raw_results(path);
-  if (!fresh && file.header.key == key) return;
-  const auto aside = set_aside(path, file.header.key.empty() ? "old" : file.header.key.substr(0, 12));
-  if (aside.empty()) return;  // moved meanwhile
+  std::string theirs;
+  const auto aside = set_aside_if(path, [&](const RawResults& file) -> std::string {
+    theirs = file.header.key;
+    if (!fresh && file.header.key == key) return "";
+    return file.header.key.empty() ? "old" : file.header.key.substr(0, 12);
+  });
+  if (aside.empty()) return;  // none, this key's, or moved meanwhile
   std::cerr << "[adaexplore] " << spec.name << ": " << (fresh ? "--fresh given" : "spec, sources or device changed (key " +
-                                                                  file.header.key + " -> " + key + ")")
+                                                                  theirs + " -> " + key + ")")
             << "; earlier results kept in " << aside.string() << "\n";
 }
 
@@ -107,11 +111,15 @@ void move_aside_if_other_key(const std::filesystem::path& path, const Spec& spec
 // setup_failures_only; written by a tuner that kept them): they are not configuration outcomes,
 // and resumed they would be the defaults' outcome and every one's. Moved aside (kept) as
 // "<file>.setup-error-<UTC time>"; the tuning starts the key afresh.
+// The check and the rename hold the file's lock throughout (set_aside_if): another tuning of the
+// key appending a success in between is never set aside with them.
 void set_aside_setup_failures(const std::filesystem::path& path, const Spec& spec, const std::string& key) {
-  if (!std::filesystem::exists(path) || std::filesystem::file_size(path) == 0) return;
-  const ResultsFile file = read_results(path, spec.space);
-  if (file.header.key != key || !setup_failures_only(file.outcomes, TuneOptions().setup_failure_window)) return;
-  const auto aside = set_aside(path, "setup-error");
+  ResultsFile file;
+  const auto aside = set_aside_if(path, [&](const RawResults& raw) -> std::string {
+    if (raw.header.key != key) return "";
+    file = results_from_raw(raw, path, spec.space);
+    return setup_failures_only(file.outcomes, TuneOptions().setup_failure_window) ? "setup-error" : "";
+  });
   if (aside.empty()) return;
   std::cerr << "[adaexplore] " << spec.name << ": " << path.string() << " holds only the " << file.outcomes.size()
             << " identical failures of a broken setup (" << to_string(file.outcomes.front().status)
@@ -217,7 +225,19 @@ void confirm_winner(const TuneArgs& a, const std::string& label, const std::file
   for (const auto& line : c.describe()) std::cout << "[adaexplore] " << label << ": " << line << "\n";
   nlohmann::json verdict = c.to_json();
   verdict["key"] = key;
-  write_file_if_changed(path, verdict.dump(2) + "\n");
+  try {
+    write_file_if_changed(path, verdict.dump(2) + "\n");
+  } catch (const std::exception& e) {
+    // What was measured stands: the header crowns this verdict; only later readings lack it.
+    std::cerr << "[adaexplore] " << label << ": warning: the near-tie verdict is not kept: " << e.what()
+              << "; this tuning's header crowns it, but until a tuning writes it, `tune --cached`, `header` "
+                 "and a reconfigure with nothing new crown from the single measurements instead (the first in the space's "
+                 "order within 1 % of the fastest)\n";
+    CrownEvidence evidence{results, key};
+    evidence.verdict = &verdict;
+    report.best = crown(report.outcomes, evidence);
+    return;
+  }
   report.best = crown(report.outcomes, {results, key});
 }
 
@@ -741,6 +761,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
       // "size_start"), so a resumed size goes on to its budget, a raised BUDGET or SIZE_BUDGET
       // resumes the sizes it applies to, and the header states it.
       if (z.place.header.size_start == "transfer") z.spec.budget_evaluations = later;
+      z.place.header.budget = z.spec.budget_evaluations;
       states.push_back(std::move(z));
     }
   }
@@ -802,6 +823,7 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
                                       [&](const SizeState& o) { return o.index != i && succeeded(o); });
       z.place.header.size_start = others ? "transfer" : "cold";
       z.spec.budget_evaluations = others ? later : spec.budget_evaluations;
+      z.place.header.budget = z.spec.budget_evaluations;
     }
     KeyExtras extras;
     const SizeTransfer t = transfer_from(others_of(i), spec.sizes.warm_start, z.outcomes);
@@ -860,21 +882,74 @@ int run_sized_tune(const TuneArgs& a, const Spec& spec, const std::vector<Device
   return write_sized_header(spec, states, header_path);
 }
 
+// After a tuning that ran and wrote no header (no configuration verified, a broken setup, only
+// distrusted timings; a size without a winner): a header an earlier tuning wrote at `path` no
+// longer matches the sources this tuning failed on, and a build against it would not say so
+// (kTuned = true). It is removed, saying so; its tuning's results stay where they were (the
+// results file, the database, or what --retune set aside). A file AdaExplore did not write is left,
+// with a warning. docs/outcomes.md.
+void remove_stale_header(const std::filesystem::path& path, const Spec& spec) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;
+  std::string first;
+  try {
+    const std::string text = read_file(path);
+    first = text.substr(0, text.find('\n'));
+  } catch (const std::exception&) {
+  }
+  if (first.rfind("// Generated by AdaExplore", 0) != 0) {
+    std::cerr << "[adaexplore] " << spec.name << ": warning: " << path.string()
+              << " was not written by AdaExplore and is left as it is, though this tuning wrote no header\n";
+    return;
+  }
+  std::filesystem::remove(path, ec);
+  if (ec) {
+    std::cerr << "[adaexplore] " << spec.name << ": warning: cannot remove the earlier tuning's header "
+              << path.string() << " (" << ec.message() << "): it does not match the sources this tuning failed on\n";
+    return;
+  }
+  std::cerr << "adaexplore-tuner tune: " << spec.name << ": removed the header " << path.string()
+            << " of an earlier tuning: it does not match the sources this tuning failed on. `adaexplore-tuner "
+               "defaults --spec " << spec.file.string() << " --header " << path.string()
+            << "` writes the defaults (kTuned = false) to build with meanwhile\n";
+}
+
+// A tuning's exit code, a header an earlier tuning wrote removed when this one ran and wrote none
+// (remove_stale_header).
+int without_stale_header(int code, const TuneArgs& a, const Spec& spec, const std::filesystem::path& header_path) {
+  if (!a.cached && (code == kExitTuningFailed || code == kExitNoResult)) remove_stale_header(header_path, spec);
+  return code;
+}
+
 int run_tune_here(const TuneArgs& a) {
   const Spec spec = tuning_spec(a);
   std::vector<DeviceInfo> devices;
   if (!tuning_devices(a, spec, devices)) return kExitNoGpu;
-  if (!spec.sizes.empty()) return run_sized_tune(a, spec, devices);
-  std::unique_ptr<Backend> backend = tuning_backend(a, spec, devices);
   const auto header_path = default_path(spec, a.header, spec.name + ".hpp");
+  if (!spec.sizes.empty()) return without_stale_header(run_sized_tune(a, spec, devices), a, spec, header_path);
+  std::unique_ptr<Backend> backend = tuning_backend(a, spec, devices);
   KeyPlace place = key_place(a, spec, *backend, included_headers(a, *backend, header_path), "");
   const ResultsHeader& header = place.header;
   if (a.cached) return run_cached(a, spec, header, place.results);
   TuneReport report;
-  if (const int code = tune_key(a, spec, *backend, place, {}, spec.name, report)) return code;
+  if (const int code = tune_key(a, spec, *backend, place, {}, spec.name, report))
+    return without_stale_header(code, a, spec, header_path);
   HeaderInfo info = tuned_header_info(spec, header, report.outcomes, report.best, spec.strategy, spec.seed);
+  if (report.new_evaluations == 0)  // nothing recorded now: the budget of the tuning that recorded them
+    if (const auto recorded = recorded_budget(read_raw_results(place.results))) info.budget = *recorded;
   info.skipped = report.skipped;  // only a tuning knows it ended "space exhausted" (not stored_header_info())
-  const bool wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
+  bool wrote = false;
+  try {
+    wrote = write_file_if_changed(header_path, render_header(spec.space, report.best->config, info));
+  } catch (const std::exception& e) {
+    const bool environment = dynamic_cast<const EnvironmentError*>(&e) != nullptr;
+    std::cerr << "adaexplore-tuner tune: " << spec.name << ": no header written"
+              << (environment ? " (the environment, not the input)" : "") << ": " << e.what() << "; the "
+              << report.outcomes.size() << " evaluations are kept in " << place.results.string()
+              << ": once it can be written, `adaexplore-tuner tune --cached` (with --database) or the same command "
+                 "writes it without measuring again\n";
+    return environment ? kExitEnvironment : kExitBadInput;
+  }
   std::cout << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective
             << " ms";
   if (report.baseline && report.baseline->objective)
@@ -913,10 +988,50 @@ int run_worker(const TuneArgs& a, Transport& transport) {
   return kExitOk;
 }
 
-// --mpi: the device of each rank without --device (its local rank: one rank per GPU), then the
-// tuning on rank 0 and the workers on the others.
+// tune --mpi's transport, made before the arguments are parsed (start_mpi_if_asked) so that a rank
+// whose arguments fail still joins the start check.
+std::unique_ptr<Transport>& early_transport() {
+  static std::unique_ptr<Transport> transport;
+  return transport;
+}
+
+// The start check of an --mpi tuning, a collective every rank joins once MPI is initialised and
+// before anything else can fail or any message flows: each rank's error ("" when its arguments,
+// spec, template and benchmark are fine) gathered on every rank. Any error: rank 0 says which
+// ranks failed and why, nothing is evaluated, and every rank returns kExitBadInput (MPI_Finalize
+// then ends the job cleanly: every rank is alive). Else kExitOk. Before 2026-12-05 a rank failing
+// before MPI_Init (a --spec missing on its node) hung the job under --enable-recovery, and one
+// failing after it was dropped as "not heard from" after --mpi-timeout while the tuning went on.
+int mpi_start_check(Transport& transport, const std::string& error) {
+  const std::vector<std::string> all = mpi_allgather(transport.host() + '\n' + error);
+  std::string refused;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    const std::size_t cut = all[r].find('\n');
+    const std::string why = all[r].substr(cut + 1);
+    if (!why.empty()) refused += "\n  MPI rank " + std::to_string(r) + " (" + all[r].substr(0, cut) + "): " + why;
+  }
+  if (refused.empty()) return kExitOk;
+  if (transport.rank() == 0)
+    std::cerr << "adaexplore-tuner tune: error: --mpi: refused at the start, nothing evaluated: these ranks cannot "
+                 "tune:" << refused
+              << "\n  Every rank needs the same arguments and its own readable copy of the spec, the template and "
+                 "the benchmark (docs/cluster.md)."
+              << std::endl;
+  return kExitBadInput;
+}
+
+// --mpi: the start check, the device of each rank without --device (its local rank: one rank per
+// GPU), then the tuning on rank 0 and the workers on the others.
 int run_tune_mpi(TuneArgs a) {
-  const std::unique_ptr<Transport> transport = make_mpi_transport();
+  const std::unique_ptr<Transport> transport =
+      early_transport() ? std::move(early_transport()) : make_mpi_transport();
+  std::string error;
+  try {
+    (void)tuning_spec(a);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (const int code = mpi_start_check(*transport, error)) return code;
   if (!a.devices_given) a.devices = {transport->local_rank()};
   if (transport->rank() != 0) return run_worker(a, *transport);
   Coordinator coordinator(*transport, a.mpi_timeout_s, &std::cerr);
@@ -948,9 +1063,57 @@ int run_tune_mpi(TuneArgs a) {
   return code;
 }
 
-int run_tune(const TuneArgs& a) { return a.mpi ? run_tune_mpi(a) : run_tune_here(a); }
+// A process an MPI launcher (mpirun, mpiexec, srun) started as one of several ranks: "rank R of N
+// (VARIABLE=N)", or "" when it is not one of several. The launchers' own variables: OpenMPI's
+// OMPI_COMM_WORLD_*, MPICH's and Intel MPI's PMI_*, Slurm's SLURM_PROCID with the step's task count
+// (not SLURM_NTASKS: a batch script's own step has it too).
+std::string launched_rank() {
+  static const char* const kVariables[][2] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"}};
+  for (const auto& v : kVariables) {
+    const char* rank = std::getenv(v[0]);
+    const char* size = std::getenv(v[1]);
+    if (!rank || !size || std::atol(size) < 2) continue;
+    return "rank " + std::string(rank) + " of " + size + " (" + v[1] + "=" + size + ")";
+  }
+  return "";
+}
+
+int run_tune(const TuneArgs& a) {
+  if (const std::string narrow = narrow_cpu_mask_warning(); !narrow.empty() && !a.cached)
+    std::cerr << "[adaexplore] warning: " + narrow + "\n" << std::flush;  // one write: ranks share stderr
+  if (a.mpi) return run_tune_mpi(a);
+  if (const std::string rank = launched_rank(); !rank.empty())  // one write: the ranks share the terminal
+    std::cerr << "[adaexplore] warning: this tuner is " + rank +
+                     " of a job an MPI launcher started, without --mpi: every rank tunes the whole space on its own, "
+                     "in a work folder of its own, measuring beside the others (their timings disturb each other) "
+                     "and appending to the same results; for one tuning spread over the ranks, add --mpi "
+                     "(docs/cluster.md)\n"
+              << std::flush;
+  return run_tune_here(a);
+}
 
 }  // namespace
+
+bool start_mpi_if_asked(int argc, char** argv) {
+  bool tune = false, mpi = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    tune = tune || arg == "tune";
+    mpi = mpi || arg == "--mpi";
+  }
+  if (!tune || !mpi || !mpi_available()) return false;
+  early_transport() = make_mpi_transport();
+  return true;
+}
+
+int mpi_start_failed(const std::string& error, int code) {
+  if (!early_transport()) return code;
+  const std::unique_ptr<Transport> transport = std::move(early_transport());
+  if (code == kExitOk) return code;  // --help, --version: every rank prints it and ends
+  mpi_start_check(*transport, error);
+  return code;
+}
 
 Command register_tune_command(CLI::App& app) {
   auto a = std::make_shared<TuneArgs>();
@@ -959,8 +1122,11 @@ Command register_tune_command(CLI::App& app) {
       "Tune the kernel a spec describes; write the results file (or the tuning database) and the header.\n"
       "Exit codes: 0 header written or unchanged; 1 bad input (spec, template, a corrupt or foreign results\n"
       "file: the message names the file, the line and the `mv` command that moves it aside); 2 no\n"
-      "configuration compiled, ran and verified, or the setup is broken; 3 no CUDA GPU for a cuda tuning, or\n"
-      "(--cached) no successful result stored for the key.\n"
+      "configuration compiled, ran and verified, or the setup is broken (a header an earlier tuning wrote at\n"
+      "--header is then removed: it no longer matches the sources); 3 no CUDA GPU for a cuda tuning, or\n"
+      "(--cached) no successful result stored for the key; 5 the environment, not the input: a file or folder\n"
+      "could not be created, written or locked (permissions, a full disk, a --database that is a file; the\n"
+      "evaluations already measured are kept).\n"
       "Every evaluation ends in one status: ok, slow, compile_error, resource_limit, launch_error, crash,\n"
       "wrong_result or timeout (a compile over compiler.timeout_s: extra.timeout_stage \"compile\"; a run over\n"
       "its time limit: \"run\"). What produces each status, the results record's fields, how a tuning ends\n"
@@ -1014,7 +1180,7 @@ Command register_tune_command(CLI::App& app) {
                   "near-ties are not re-measured (0 = none)");
   sub->add_option("--strategy", a->strategy, "search strategy (see `adaexplore-tuner strategies`)");
   sub->add_option("--arch", a->arch, "cuda: target architecture, e.g. sm_90 (default: the detected GPU's)");
-  sub->add_option("--jobs", a->jobs, "parallel compiles (default: number of cores)");
+  sub->add_option("--jobs", a->jobs, "parallel compiles (default: the CPUs this process may run on, its affinity mask: mpirun --bind-to core leaves one, and a warning says so)");
   sub->add_option("--in-flight", a->in_flight,
                   "configurations in flight at most (queued, compiling, compiled and waiting, measuring; "
                   "overrides the spec's in_flight); each of the strategy's proposals is made without the "
@@ -1054,7 +1220,8 @@ Command register_tune_command(CLI::App& app) {
   sub->add_flag("--no-report", a->no_report, "write no report")->excludes(report);
   sub->add_option("--chartjs", a->chartjs,
                   "Chart.js to inline into the report (default: $ADAEXPLORE_CHARTJS, else Debian's libjs-chart.js, "
-                  "/usr/share/javascript/chart.js/chart.min.js; without it the report has tables only)")
+                  "/usr/share/javascript/chart.js/chart.min.js, else the Chart.js 3.9.1 compiled into the tuner, "
+                  "third_party/chartjs/)")
       ->check(CLI::ExistingFile);
   sub->add_flag("--profile", a->profile,
                 "after the search (never during it), profile the winner, the defaults and up to 3 finalists once "

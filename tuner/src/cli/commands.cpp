@@ -1,5 +1,8 @@
 #include "cli/commands.hpp"
 
+#include "util/files.hpp"
+
+#include <filesystem>
 #include <iostream>
 #include <vector>
 
@@ -26,10 +29,19 @@ void register_commands(CLI::App& app) {
 int run_selected_command(CLI::App& app) {
   for (const auto& c : commands()) {
     if (!c.app->parsed()) continue;
+    const std::string prefix = "adaexplore-tuner " + c.app->get_name() + ": ";
     try {
       return c.run();
+    } catch (const EnvironmentError& e) {
+      std::cerr << prefix << "error (the environment, not the input): " << e.what() << "\n";
+      return kExitEnvironment;
+    } catch (const std::filesystem::filesystem_error& e) {
+      std::cerr << prefix << "error (the environment, not the input): " << e.what()
+                << "; check that each path is a folder or a file as it must be, that its folder is writable, and "
+                   "that the disk has space\n";
+      return kExitEnvironment;
     } catch (const std::exception& e) {
-      std::cerr << "adaexplore-tuner " << c.app->get_name() << ": error: " << e.what() << "\n";
+      std::cerr << prefix << "error: " << e.what() << "\n";
       return kExitBadInput;
     }
   }

@@ -22,6 +22,7 @@
 
 #include "cli/commands.hpp"
 #include "evaluate/runner.hpp"
+#include "util/text.hpp"
 
 // The runner's store for Benchmark::once (templates/adaexplore/harness_common.hpp,
 // once_per_runner): host data that modules compute once and later modules copy. Exported from the
@@ -315,7 +316,7 @@ int runner_main(const std::string& cudart) {
     redirect(1, "");
     ::dup2(own_stderr, 2);
     reply["context_lost"] = lost;
-    write_all(replies, reply.dump() + "\n");
+    write_all(replies, valid_utf8_json(std::move(reply)).dump() + "\n");  // a load error may quote any bytes
     if (lost) return 0;
   }
   return 0;

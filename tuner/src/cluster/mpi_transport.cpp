@@ -111,6 +111,26 @@ class MpiTransport final : public Transport {
 
 bool mpi_available() { return true; }
 
+std::vector<std::string> mpi_allgather(const std::string& mine) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(static_cast<std::size_t>(size)), offsets(static_cast<std::size_t>(size));
+  if (MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_Allgather failed at the start check");
+  int total = 0;
+  for (int r = 0; r < size; ++r) offsets[static_cast<std::size_t>(r)] = total, total += lengths[static_cast<std::size_t>(r)];
+  std::string all(static_cast<std::size_t>(total), '\0');
+  if (MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                     MPI_COMM_WORLD) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_Allgatherv failed at the start check");
+  std::vector<std::string> out;
+  for (int r = 0; r < size; ++r)
+    out.push_back(all.substr(static_cast<std::size_t>(offsets[static_cast<std::size_t>(r)]),
+                             static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)])));
+  return out;
+}
+
 std::unique_ptr<Transport> make_mpi_transport() {
   return std::make_unique<MpiTransport>();
 }
@@ -119,6 +139,11 @@ std::unique_ptr<Transport> make_mpi_transport() {
 #else
 
 bool mpi_available() { return false; }
+
+std::vector<std::string> mpi_allgather(const std::string&) {
+  (void)make_mpi_transport();  // throws, saying how to build the tuner with MPI
+  return {};
+}
 
 std::unique_ptr<Transport> make_mpi_transport() {
   throw std::runtime_error(

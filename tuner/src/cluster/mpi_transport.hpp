@@ -13,6 +13,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cluster/transport.hpp"
 
@@ -25,6 +27,13 @@ bool mpi_available();
 /// MPI_Finalize on destruction. Throws std::runtime_error when this tuner was built without MPI,
 /// saying how to build it with.
 std::unique_ptr<Transport> make_mpi_transport();
+
+/// Every rank's `mine`, in rank order, on every rank (MPI_Allgather of the lengths, then
+/// MPI_Allgatherv): a collective, so every rank of MPI_COMM_WORLD must call it once, after
+/// make_mpi_transport() and before the transport's messages start (tune --mpi's start check:
+/// each rank's error, or ""). Throws std::runtime_error when an MPI call fails or this tuner was
+/// built without MPI.
+std::vector<std::string> mpi_allgather(const std::string& mine);
 
 
 }  // namespace adaexplore

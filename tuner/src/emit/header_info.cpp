@@ -37,7 +37,10 @@ HeaderInfo tuned_header_info(const Spec& spec, const ResultsHeader& header, cons
 HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results, const std::string& strategy,
                               std::uint64_t seed, const std::filesystem::path& file) {
   const CrownEvidence evidence{file, results.header.key};
-  return tuned_header_info(spec, results.header, results.outcomes, crown(results.outcomes, evidence), strategy, seed);
+  HeaderInfo info =
+      tuned_header_info(spec, results.header, results.outcomes, crown(results.outcomes, evidence), strategy, seed);
+  if (results.budget) info.budget = *results.budget;  // the tuning's, as its own header states it
+  return info;
 }
 
 }  // namespace adaexplore

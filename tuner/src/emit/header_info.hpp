@@ -29,7 +29,9 @@ HeaderInfo tuned_header_info(const Spec& spec, const ResultsHeader& header, cons
                              std::optional<Outcome> winner, const std::string& strategy, std::uint64_t seed);
 
 /// tuned_header_info() of a key's stored results (`tune --cached`, `header`), the winner crowned
-/// from them (crown.hpp), with the near-tie verdict beside `file` when it is given.
+/// from them (crown.hpp), with the near-tie verdict beside `file` when it is given, and the budget
+/// the tuning recorded (ResultsFile::budget: `tune --budget 12` stated 12), the spec's for files
+/// that do not say.
 HeaderInfo stored_header_info(const Spec& spec, const ResultsFile& results, const std::string& strategy,
                               std::uint64_t seed, const std::filesystem::path& file = {});
 

@@ -18,6 +18,7 @@
 #include "model/spec.hpp"
 #include "loop/stage_summary.hpp"
 #include "util/files.hpp"
+#include "store/key.hpp"
 #include "store/profiles.hpp"
 
 namespace adaexplore {
@@ -30,6 +31,7 @@ using nlohmann::json;
 extern const char* const kReportTemplate;
 extern const char* const kReportScript;
 extern const char* const kReportStyles;
+extern const char* const kBundledChartJs;
 
 namespace {
 
@@ -348,7 +350,20 @@ std::optional<MedianInterval> median_interval(std::vector<double> values, double
 
 ReportInput report_input_from_results(const Spec& spec, const fs::path& results) {
   const RawResults raw = read_raw_results(results);
+  if (!raw.header.kernel.empty() && raw.header.kernel != spec.name)
+    throw std::invalid_argument(results.string() + ": holds results of kernel '" + raw.header.kernel + "', and the spec " +
+                                spec.file.string() + " names kernel '" + spec.name +
+                                "'; give the spec these results were tuned with");
   ReportInput in;
+  in.warnings = raw.warnings;  // e.g. a half-written last record dropped
+  try {
+    const std::string differ = differing_content(raw.header.key_parts, content_key_parts(spec));
+    if (!differ.empty())
+      in.warnings.push_back(results.string() + ": tuned with content (" + differ + ") other than " +
+                            spec.file.string() + " and its files have now (edited since?); the report shows the "
+                            "results as recorded, with this spec's parameters and defaults");
+  } catch (const std::exception&) {  // the template or benchmark unreadable: the key is not compared
+  }
   in.kernel = raw.header.kernel.empty() ? spec.name : raw.header.kernel;
   in.source = results.string();
   in.key = raw.header.key;
@@ -516,8 +531,8 @@ std::vector<fs::path> chart_library_candidates() {
 }
 
 namespace {
-ChartLibrary load_chart_library(const fs::path& path) {
-  ChartLibrary lib{path, read_file(path), ""};
+ChartLibrary chart_library(const fs::path& path, std::string source) {
+  ChartLibrary lib{path, std::move(source), ""};
   const std::size_t at = lib.source.find("Chart.js v");
   if (at == std::string::npos || at > 400)
     throw std::runtime_error(path.string() +
@@ -531,9 +546,20 @@ ChartLibrary load_chart_library(const fs::path& path) {
                              "; the report needs Chart.js 3 or 4 (Debian's libjs-chart.js is 3.9)");
   return lib;
 }
+
+ChartLibrary load_chart_library(const fs::path& path) { return chart_library(path, read_file(path)); }
 }  // namespace
 
+ChartLibrary bundled_chart_library() {
+  static const ChartLibrary lib = chart_library(kBundledChartLibraryPath, kBundledChartJs);
+  return lib;
+}
+
 std::optional<ChartLibrary> find_chart_library(const fs::path& explicit_path) {
+  return find_chart_library(explicit_path, chart_library_candidates());
+}
+
+std::optional<ChartLibrary> find_chart_library(const fs::path& explicit_path, const std::vector<fs::path>& candidates) {
   if (!explicit_path.empty()) return load_chart_library(explicit_path);
   const char* env = std::getenv("ADAEXPLORE_CHARTJS");
   if (env && *env) {
@@ -544,16 +570,16 @@ std::optional<ChartLibrary> find_chart_library(const fs::path& explicit_path) {
                                "or unset it");
     return load_chart_library(env);
   }
-  for (const auto& candidate : chart_library_candidates()) {
+  for (const auto& candidate : candidates) {
     std::error_code ec;
     if (!fs::is_regular_file(candidate, ec)) continue;
     try {
       return load_chart_library(candidate);
-    } catch (const std::exception& e) {  // found, not usable: the next, else tables only
+    } catch (const std::exception& e) {  // found, not usable: the next, else the bundled one
       std::cerr << "[adaexplore] warning: skipping " << e.what() << "\n";
     }
   }
-  return std::nullopt;
+  return bundled_chart_library();
 }
 
 std::string render_report_html(const json& data, const std::optional<ChartLibrary>& library) {
@@ -587,7 +613,8 @@ std::string write_report(const ReportInput& input, const fs::path& out, const st
   std::string where;
   for (const auto& c : chart_library_candidates()) where += (where.empty() ? "" : ", ") + c.string();
   return "Chart.js not found (looked for " + where +
-         "): the report has its tables but no charts; install Debian's libjs-chart.js or set ADAEXPLORE_CHARTJS";
+         ", and none was given): the report has its tables but no charts; install Debian's libjs-chart.js or set "
+         "ADAEXPLORE_CHARTJS";
 }
 
 fs::path report_path_for(const fs::path& results) {

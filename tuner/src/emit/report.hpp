@@ -4,10 +4,12 @@
 //  1. report_data(): everything the page shows, computed here from the evaluations (JSON, below);
 //  2. render_report_html(): the page, tuner/report/report.html with its script and styles
 //     (report_assets.cpp, generated at build time from tuner/report/) and the data inlined, and the
-//     plotting library Chart.js inlined from the file find_chart_library() finds (Debian's
-//     libjs-chart.js: /usr/share/javascript/chart.js/chart.min.js). Nothing is fetched when the page
-//     opens: it works offline, from a file or an e-mail attachment. Without Chart.js the page still
-//     has every table and says which charts are missing and how to get them.
+//     plotting library Chart.js inlined: the one find_chart_library() finds (Debian's
+//     libjs-chart.js: /usr/share/javascript/chart.js/chart.min.js), else the copy compiled into the
+//     tuner (third_party/chartjs/: Chart.js 3.9.1, MIT), so every report has its charts. Nothing is
+//     fetched when the page opens: it works offline, from a file or an e-mail attachment. Given no
+//     library (render_report_html with none) the page still has every table and says which charts
+//     are missing.
 //
 // Why Chart.js: Debian ships it as one minified UMD file of 200 KB (libjs-chart.js, MIT), it
 // draws scatter, line, bar and bubble charts with logarithmic axes and tooltips on a <canvas>
@@ -94,6 +96,10 @@ struct ReportInput {
   nlohmann::json profiles = nlohmann::json::array();  // the newest profile batch's results (profile.hpp)
   std::string profiled;      // when that batch was written (UTC), empty without one
   std::string profile_note;  // why there are no profiles ("ncu was not found: ..."), when none
+  /// What the reader of the report should know before trusting it (report_input_from_results):
+  /// a half-written last record dropped, a spec whose content differs from the one the results
+  /// were tuned with. `report` prints them; the page does not show them.
+  std::vector<std::string> warnings;
 };
 
 /// The input of a results file and its spec: the records' "finished" times, the defaults of the
@@ -126,10 +132,17 @@ struct ChartLibrary {
   std::string version;
 };
 /// Chart.js, from `explicit_path`, else $ADAEXPLORE_CHARTJS, else the first usable of
-/// chart_library_candidates() (one that is not Chart.js 3 or 4 is skipped with a warning on
-/// stderr); nullopt when there is none. Throws std::runtime_error naming the file when the one
+/// `candidates` (default chart_library_candidates(): the machine's packages, which override the
+/// bundled copy; one that is not Chart.js 3 or 4 is skipped with a warning on stderr), else
+/// bundled_chart_library(): never none. Throws std::runtime_error naming the file when the one
 /// given (`explicit_path`, $ADAEXPLORE_CHARTJS) is missing, unreadable or not Chart.js 3 or 4.
 std::optional<ChartLibrary> find_chart_library(const std::filesystem::path& explicit_path = {});
+std::optional<ChartLibrary> find_chart_library(const std::filesystem::path& explicit_path,
+                                               const std::vector<std::filesystem::path>& candidates);
+/// The Chart.js compiled into the tuner: third_party/chartjs/chart.umd.min.js (3.9.1, MIT; its
+/// README says where it came from), with path kBundledChartLibraryPath.
+ChartLibrary bundled_chart_library();
+inline constexpr const char* kBundledChartLibraryPath = "(bundled with adaexplore-tuner: third_party/chartjs/chart.umd.min.js)";
 /// The packages' places find_chart_library looks at, in order: Debian's
 /// /usr/share/javascript/chart.js/chart.min.js (libjs-chart.js), then Chart.js 4 and node
 /// packages' folders.
@@ -139,7 +152,8 @@ std::vector<std::filesystem::path> chart_library_candidates();
 std::string render_report_html(const nlohmann::json& data, const std::optional<ChartLibrary>& library);
 
 /// report_data + render_report_html into `out` (written only when changed). Returns a one-line
-/// note for the progress stream when the charts are missing ("Chart.js not found ..."), else "".
+/// note for the progress stream when the charts are missing (`library` none: "Chart.js not found
+/// ..."), else "".
 std::string write_report(const ReportInput& input, const std::filesystem::path& out,
                          const std::optional<ChartLibrary>& library);
 

@@ -14,41 +14,69 @@
 
 #include "util/hash.hpp"
 #include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// What an #if's first branch says of the kernel unit: compiled only with it (#ifdef
+// ADAEXPLORE_KERNEL_UNIT, #if defined(ADAEXPLORE_KERNEL_UNIT), #if ADAEXPLORE_KERNEL_UNIT, and
+// those && more), only without it (#ifndef, #if !defined(...), #if !ADAEXPLORE_KERNEL_UNIT, and
+// those && more), or neither (any other condition).
+enum class UnitBranch { neither, with_unit, without_unit };
+
+UnitBranch first_branch(const std::string& directive, const std::string& condition) {
+  static const std::regex unit(R"(^\s*(defined\s*\(\s*ADAEXPLORE_KERNEL_UNIT\s*\)|defined\s+ADAEXPLORE_KERNEL_UNIT\b|ADAEXPLORE_KERNEL_UNIT\b)\s*(&&.*)?$)");
+  static const std::regex not_unit(R"(^\s*!\s*(defined\s*\(\s*ADAEXPLORE_KERNEL_UNIT\s*\)|defined\s+ADAEXPLORE_KERNEL_UNIT\b|ADAEXPLORE_KERNEL_UNIT\b)\s*(&&.*)?$)");
+  static const std::regex name(R"(^\s*ADAEXPLORE_KERNEL_UNIT\b\s*(//.*|/\*.*)?$)");
+  std::string text = condition;
+  if (const auto comment = text.find("//"); comment != std::string::npos) text.erase(comment);
+  if (directive == "ifdef") return std::regex_search(text, name) ? UnitBranch::with_unit : UnitBranch::neither;
+  if (directive == "ifndef") return std::regex_search(text, name) ? UnitBranch::without_unit : UnitBranch::neither;
+  if (std::regex_search(text, not_unit)) return UnitBranch::without_unit;
+  if (std::regex_search(text, unit)) return UnitBranch::with_unit;
+  return UnitBranch::neither;
+}
+
+}  // namespace
 
 bool includes_file(const std::string& source, const std::string& file) {
   static const std::regex include(R"(^\s*#\s*include\s*["<]([^">]+)[">])");
   static const std::regex opens(R"(^\s*#\s*(if|ifdef|ifndef)\b(.*))");
   static const std::regex closes(R"(^\s*#\s*endif\b)");
   static const std::regex turns(R"(^\s*#\s*(else|elif)\b)");
-  static const std::regex without_unit(R"(^\s*(ADAEXPLORE_KERNEL_UNIT\b|!\s*defined\s*\(?\s*ADAEXPLORE_KERNEL_UNIT\b))");
-  // Each open #if: whether its current branch is compiled only without the kernel unit.
-  std::vector<bool> guarded;
+  // Each open #if: what its first branch says, and whether its current branch is a later one
+  // (#else or #elif: compiled only where the first branch is not, so an #ifdef's #else only
+  // without the kernel unit, an #ifndef's only with it).
+  struct Open {
+    UnitBranch kind;
+    bool later;
+    bool without_unit() const {
+      return later ? kind == UnitBranch::with_unit : kind == UnitBranch::without_unit;
+    }
+  };
+  std::vector<Open> open;
   std::istringstream in(source);
   std::string line;
   while (std::getline(in, line)) {
     std::smatch m;
     if (std::regex_search(line, m, opens)) {
-      const std::string condition = m[2].str();
-      guarded.push_back((m[1] == "ifndef" && std::regex_search(condition, without_unit) &&
-                         condition.find('!') == std::string::npos) ||
-                        (m[1] == "if" && condition.find("!") != std::string::npos &&
-                         std::regex_search(condition, without_unit)));
+      open.push_back({first_branch(m[1].str(), m[2].str()), false});
       continue;
     }
     if (std::regex_search(line, closes)) {
-      if (!guarded.empty()) guarded.pop_back();
+      if (!open.empty()) open.pop_back();
       continue;
     }
     if (std::regex_search(line, turns)) {
-      if (!guarded.empty()) guarded.back() = false;
+      if (!open.empty()) open.back().later = true;
       continue;
     }
     if (!std::regex_search(line, m, include)) continue;
-    if (std::find(guarded.begin(), guarded.end(), true) != guarded.end()) continue;  // for "program" only
+    if (std::any_of(open.begin(), open.end(), [](const Open& o) { return o.without_unit(); })) continue;  // "program" only
     const std::string named = m[1].str();
     if (named == file || (named.size() > file.size() && named.compare(named.size() - file.size(), file.size(), file) == 0 &&
                           named[named.size() - file.size() - 1] == '/'))
@@ -57,7 +85,19 @@ bool includes_file(const std::string& source, const std::string& file) {
   return false;
 }
 
-CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit) {
+std::string kernel_unit_toolkit_problem(const std::string& version_output) {
+  static const std::regex release(R"(release ([0-9]+)\.([0-9]+))");
+  std::smatch m;
+  if (!std::regex_search(version_output, m, release)) return "";
+  const int major = std::stoi(m[1].str()), minor = std::stoi(m[2].str());
+  if (major > 12 || (major == 12 && minor >= 4)) return "";
+  return "nvcc release " + m[1].str() + "." + m[2].str() +
+         " (the kernel unit needs CUDA 12.4 or newer: cudaLibraryEnumerateKernels, cudaFuncGetName, "
+         "cudaFuncGetParamInfo)";
+}
+
+CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit,
+                                const std::string& toolkit_problem) {
   const std::string& unit = spec.compiler.unit;
   if (!backend_has_kernel_unit) {
     if (unit == "kernel")
@@ -72,6 +112,12 @@ CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_na
                      : "the whole benchmark per configuration, with the configuration's cubin for Benchmark::kernel() (" +
                            spec.benchmark_path.filename().string() + " does not include " + rendered_name +
                            "; compiler.unit \"program\")"};
+  if (!toolkit_problem.empty()) {
+    if (unit == "kernel")
+      throw std::runtime_error(spec.file.string() + ": compiler.unit \"kernel\": " + toolkit_problem +
+                               "; use \"program\" (COMPILE_UNIT PROGRAM) or a newer toolkit");
+    return {false, false, "the whole benchmark per configuration: " + toolkit_problem + " (compiler.unit \"auto\")"};
+  }
   if (unit == "kernel")
     return {true, true, "the kernel unit: the template's device code alone per configuration (compiler.unit \"kernel\")"};
   if (includes)
@@ -173,7 +219,7 @@ std::optional<CompileCache::Hit> CompileCache::find(const std::string& key, cons
       const fs::path path = d.at("path").get<std::string>();
       if (!fs::exists(path, ec) || content_hash(read_file(path)) != d.at("hash").get<std::string>()) return std::nullopt;
     }
-    Hit hit{read_file(folder / "compile.out"), read_file(folder / "compile.err")};
+    Hit hit{valid_utf8(read_file(folder / "compile.out")), valid_utf8(read_file(folder / "compile.err"))};  // stored before 2026-12-05: raw
     fs::copy_file(folder / "artifact", artifact, fs::copy_options::overwrite_existing, ec);
     if (ec) return std::nullopt;
     return hit;
@@ -196,7 +242,7 @@ void CompileCache::store(const std::string& key, const fs::path& artifact, const
     fs::copy_file(artifact, partial / "artifact", fs::copy_options::overwrite_existing);
     write_file_if_changed(partial / "compile.out", out);
     write_file_if_changed(partial / "compile.err", err);
-    write_file_if_changed(partial / "deps.json", nlohmann::json{{"headers", headers}}.dump(1) + "\n");
+    write_file_if_changed(partial / "deps.json", valid_utf8_json({{"headers", headers}}).dump(1) + "\n");
     fs::remove_all(folder, ec);  // an entry whose headers changed is replaced
     fs::rename(partial, folder, ec);
     if (ec) fs::remove_all(partial, ec);  // another tuning stored it first: theirs stays

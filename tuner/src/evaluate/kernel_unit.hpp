@@ -37,13 +37,25 @@ struct CompileUnit {
 /// compiler.unit resolved: "kernel" and "program" as given ("kernel" on a backend without one is
 /// std::runtime_error naming the spec and the key), "auto" by whether the benchmark #includes the
 /// rendered template (`rendered_name`, e.g. "gemm.cuh"). Throws when the benchmark cannot be read.
-CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit);
+/// `toolkit_problem` (kernel_unit_toolkit_problem): why the toolkit has no kernel unit; "auto" is
+/// then the whole program, saying why, and "kernel" a std::runtime_error saying it.
+CompileUnit choose_compile_unit(const Spec& spec, const std::string& rendered_name, bool backend_has_kernel_unit,
+                                const std::string& toolkit_problem = "");
+
+/// Why nvcc's `--version` output names a toolkit without the kernel unit's runtime API (CUDA 12.4:
+/// cudaLibraryEnumerateKernels, cudaFuncGetName, cudaFuncGetParamInfo; harness.cuh), e.g. "nvcc
+/// release 12.3 (the kernel unit needs CUDA 12.4 or newer)"; "" for 12.4 and newer, or when the
+/// output names no release (another compiler: it is left to compile).
+std::string kernel_unit_toolkit_problem(const std::string& version_output);
 
 /// Whether `source` has an #include line naming `file` ("file", <file>, or a path ending in /file),
-/// leaving out those compiled only without the kernel unit: inside `#ifndef ADAEXPLORE_KERNEL_UNIT`
-/// or `#if !defined(ADAEXPLORE_KERNEL_UNIT)` (up to its #else, #elif or #endif). The benchmark of
-/// the kernel unit is compiled with -DADAEXPLORE_KERNEL_UNIT=1, so a benchmark written for both
-/// units includes the rendered template under such a guard.
+/// leaving out those compiled only without the kernel unit: in the first branch of `#ifndef
+/// ADAEXPLORE_KERNEL_UNIT`, `#if !defined(ADAEXPLORE_KERNEL_UNIT)` or `#if !ADAEXPLORE_KERNEL_UNIT`
+/// (up to its #else, #elif or #endif), and in the #else or #elif branches of `#ifdef
+/// ADAEXPLORE_KERNEL_UNIT`, `#if defined(ADAEXPLORE_KERNEL_UNIT)` or `#if ADAEXPLORE_KERNEL_UNIT`
+/// (a condition `&& more` counts the same), at any depth. The benchmark of the kernel unit is
+/// compiled with -DADAEXPLORE_KERNEL_UNIT=1, so a benchmark written for both units includes the
+/// rendered template under such a guard.
 bool includes_file(const std::string& source, const std::string& file);
 
 /// kernel.cu's text: the rendered template, included by name.

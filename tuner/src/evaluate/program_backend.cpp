@@ -14,6 +14,7 @@
 #include "evaluate/program_outcome.hpp"
 #include "evaluate/render.hpp"
 #include "model/generated_benchmark.hpp"
+#include "util/cpus.hpp"
 #include "util/hash.hpp"
 #include "util/files.hpp"
 
@@ -113,6 +114,7 @@ fs::path harness_dir(const Spec& spec) {
 
 ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     : spec_(spec),
+      work_(spec.work_dir),
       harness_(harness_dir(spec)),
       template_text_(template_text(spec)),
       run_limit_(cap_run_limit(spec.run_timeout_s)) {
@@ -120,6 +122,7 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     fs::create_directories(spec_.benchmark_path.parent_path());
     write_file_if_changed(spec_.benchmark_path, generated_benchmark_source(spec_));
   }
+  if (!work_.note().empty()) std::cerr << "[adaexplore] " + spec_.name + ": " + work_.note() + "\n";  // one write
   if (!spec_.run_runner) {
     mode_ = "one process per evaluation (run.runner false)";
   } else if (const fs::path runner = runner_executable(); runner.empty()) {
@@ -151,7 +154,8 @@ ProgramBackend::ProgramBackend(const Spec& spec, bool kernel_unit_capable)
     const ProcessResult host_version = run_process({host, "--version"}, options);
     toolchain_identity_ += "host compiler " + host + ": " + host_version.out + host_version.err + '\n';
   }
-  unit_ = choose_compile_unit(spec_, rendered_name(spec_), kernel_unit_capable);
+  unit_ = choose_compile_unit(spec_, rendered_name(spec_), kernel_unit_capable,
+                              kernel_unit_capable ? kernel_unit_toolkit_problem(version_output_) : "");
   if (unit_.cubin) {
     // The toolkit's and the system's headers are covered by the compiler's identity in the key.
     cache_ = std::make_unique<CompileCache>(harness_cache_directory(spec_.work_dir).parent_path() / "kernels",
@@ -182,11 +186,11 @@ ProgramBackend::~ProgramBackend() {
 
 std::size_t ProgramBackend::parallelism() const {
   if (spec_.jobs) return spec_.jobs;
-  return std::max(1u, std::thread::hardware_concurrency());
+  return usable_cpus();  // the affinity mask's, not the machine's (a rank bound to one core)
 }
 
 fs::path ProgramBackend::eval_directory(const Config& config) const {
-  return spec_.work_dir / "evals" / content_hash(spec_.space.label(config)).substr(0, 16);
+  return work_.path() / "evals" / content_hash(spec_.space.label(config)).substr(0, 16);
 }
 
 fs::path ProgramBackend::render(const Config& config, const fs::path& directory) const {
@@ -325,7 +329,7 @@ Prepared ProgramBackend::prepare(const Config& config) {
       for (const auto& a : runner_arguments()) command.push_back(a);
       for (std::size_t slot = 0; slot < measure_slots(); ++slot)
         runners_.push_back(std::make_unique<Runner>(
-            command, spec_.work_dir / (slot ? "runner-" + std::to_string(slot) + ".err" : std::string("runner.err")),
+            command, work_.path() / (slot ? "runner-" + std::to_string(slot) + ".err" : std::string("runner.err")),
             slot_environment(slot)));
     });
   const auto start = std::chrono::steady_clock::now();
@@ -440,7 +444,7 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
                                                                const std::string& host_only_why) {
   BenchmarkBuild build;
   const auto start = std::chrono::steady_clock::now();
-  const fs::path directory = fs::absolute(spec_.work_dir / "benchmark");
+  const fs::path directory = fs::absolute(work_.path() / "benchmark");
   std::error_code ec;
   fs::create_directories(directory, ec);
   const std::vector<std::string> base = argv;  // compiler, toolchain and user flags
@@ -868,7 +872,7 @@ std::vector<std::string> ProgramBackend::scan_command(const fs::path& source, co
 }
 
 nlohmann::json ProgramBackend::included_headers(const std::vector<fs::path>& outputs) {
-  const fs::path directory = fs::absolute(spec_.work_dir / "dependencies");
+  const fs::path directory = fs::absolute(work_.path() / "dependencies");
   fs::create_directories(directory);
   render(spec_.defaults, directory);
   const fs::path unit = directory / ("template" + spec_.benchmark_path.extension().string());

@@ -17,7 +17,9 @@
 // Every run is told the configuration (run_arguments: parameters, declared launch shape, the
 // values of the spec's arguments, the tolerance, the reference configuration's cubin and values).
 //
-// Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/:
+// Each configuration has a work folder <work_dir>/evals/<16 hex digits of the label's hash>/
+// (<work_dir> is the spec's work_dir, or <work_dir>/concurrent-<n> while another tuning of the
+// same spec uses it: util/work_folder.hpp):
 //   <template name without .in>   the rendered template; the benchmark #includes it by that name
 //   kernel.cu, kernel.d           the kernel unit: its source (includes the rendered template)
 //                                 and the headers it included
@@ -47,6 +49,7 @@
 #include "evaluate/compiler.hpp"
 #include "evaluate/kernel_unit.hpp"
 #include "util/process.hpp"
+#include "util/work_folder.hpp"
 #include "evaluate/runner.hpp"
 #include "model/spec.hpp"
 
@@ -121,7 +124,8 @@ class ProgramBackend : public Backend, protected Toolchain {
   const std::filesystem::path& reference_cubin();
   /// The search space of the spec the backend was made with.
   const Space& space() const { return spec_.space; }
-  /// spec.jobs, else the number of hardware threads.
+  /// spec.jobs, else the CPUs this process may run on (util/cpus.hpp usable_cpus: its affinity
+  /// mask, which mpirun --bind-to core narrows to one).
   std::size_t parallelism() const override;
   /// "runner: ..." or "process per evaluation: ..." with the reason when the runner is not used,
   /// then what is compiled per configuration and why (CompileUnit::reason).
@@ -300,6 +304,9 @@ class ProgramBackend : public Backend, protected Toolchain {
                                         bool benchmark) const;
 
   Spec spec_;
+  // The folder this backend compiles and runs in: spec.work_dir, or <work_dir>/concurrent-<n>
+  // while another tuning uses it (work_folder.hpp); held until the backend is destroyed.
+  WorkFolder work_;
   CompileUnit unit_;
   std::unique_ptr<CompileCache> cache_;  // the kernel unit's compile cache; null without it
   std::unique_ptr<Compiler> compiler_;   // the whole program's; null for the kernel unit

@@ -37,9 +37,12 @@ std::string output_of(const ProcessResult& run) {
 nlohmann::json read_record(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ProtocolError("its result record " + file.string() + " cannot be read");
+  // The harness copies the benchmark's messages (fail(), check()) byte for byte: text that is not
+  // UTF-8 (Latin-1) is made valid before parsing, which would refuse it.
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(valid_utf8_json_text(text));
   } catch (const nlohmann::json::parse_error& e) {
     throw ProtocolError("its result record " + file.string() + " is not valid JSON (" + e.what() +
                         ")");

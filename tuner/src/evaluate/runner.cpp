@@ -20,6 +20,7 @@
 
 #include "model/outcome.hpp"
 #include "util/process.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace bp = boost::process;
@@ -149,7 +150,7 @@ std::string runner_request_line(const RunnerRequest& request) {
 }
 
 void read_runner_reply(const std::string& line, RunnerReply& reply) {
-  const auto j = nlohmann::json::parse(line);
+  const auto j = nlohmann::json::parse(valid_utf8_json_text(line));  // a module's path or loader message may be any bytes
   reply.process.exit_code = j.at("exit_code").get<int>();
   reply.load_ms = j.value("load_ms", 0.0);
   reply.main_ms = j.value("main_ms", 0.0);

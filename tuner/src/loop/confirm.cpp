@@ -19,14 +19,22 @@ std::string ms(double x) {
 }  // namespace
 
 std::vector<Outcome> near_ties(const std::vector<Outcome>& outcomes, const ConfirmOptions& options) {
-  const auto best = crown(outcomes);
-  if (!best) return {};
+  const auto crowned = crown(outcomes);  // rule 2: within 1 % of the fastest
+  if (!crowned) return {};
+  double fastest = *crowned->objective;
+  for (const auto& o : outcomes)
+    if (crownable(o)) fastest = std::min(fastest, *o.objective);
   std::vector<Outcome> candidates;
   for (const auto& o : outcomes)  // a suspicious outcome is never a contender
-    if (crownable(o) && *o.objective <= *best->objective * (1 + options.margin)) candidates.push_back(o);
+    if (crownable(o) && *o.objective <= fastest * (1 + options.margin)) candidates.push_back(o);
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Outcome& a, const Outcome& b) { return *a.objective < *b.objective; });
-  if (candidates.size() > options.max_contenders) candidates.resize(options.max_contenders);
+  if (candidates.size() > options.max_contenders) {
+    const bool kept = std::any_of(candidates.begin(), candidates.begin() + static_cast<long>(options.max_contenders),
+                                  [&](const Outcome& o) { return o.config == crowned->config; });
+    candidates.resize(options.max_contenders);
+    if (!kept && options.max_contenders > 0) candidates.back() = *crowned;  // the rule's pick competes too
+  }
   if (candidates.size() < 2) return {};
   return candidates;
 }
@@ -65,14 +73,20 @@ Confirmation confirm_near_ties(Backend& backend, const std::vector<Outcome>& con
       k.round_ms.push_back(*o.objective);
     }
   }
+  std::vector<std::size_t> standing;
+  std::vector<Config> configs;
+  std::vector<double> medians;
   for (std::size_t i = 0; i < c.contenders.size(); ++i) {
     prepared[i].keep_artifact = false;
     backend.discard(prepared[i]);
     auto& k = c.contenders[i];
     if (!k.failure.empty()) continue;
     k.median_ms = median_of(k.round_ms);
-    if (!c.winner || k.median_ms < c.contenders[*c.winner].median_ms) c.winner = i;
+    standing.push_back(i);
+    configs.push_back(k.config);
+    medians.push_back(k.median_ms);
   }
+  if (const auto first = first_of_ties(configs, medians)) c.winner = standing[*first];  // crown.hpp rule 2
   c.changed = c.winner && *c.winner != 0;
   return c;
 }
@@ -88,11 +102,14 @@ nlohmann::json Confirmation::to_json() const {
                     {"failure", k.failure},
                     {"winner", winner && *winner == i}});
   }
-  return {{"rounds", rounds}, {"contenders", list}, {"changed", changed}};
+  return {{"rounds", rounds}, {"contenders", list}, {"changed", changed}, {"tie_margin", kTieMargin}};
 }
 
 std::vector<std::string> Confirmation::describe() const {
   std::vector<std::string> lines;
+  double lowest = 0;
+  for (const auto& k : contenders)
+    if (k.failure.empty() && (lowest == 0 || k.median_ms < lowest)) lowest = k.median_ms;
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     const auto& k = contenders[i];
     std::string line = "  " + k.label + ":" + (k.tuning_ms > 0 ? " tuning " + ms(k.tuning_ms) + " ms," : "") + " rounds";
@@ -101,7 +118,11 @@ std::vector<std::string> Confirmation::describe() const {
       line += " -- dropped out: " + k.failure;
     else
       line += " -> median " + ms(k.median_ms) + " ms";
-    if (winner && *winner == i) line += "  <- winner";
+    if (winner && *winner == i) {
+      line += "  <- winner";
+      if (k.median_ms > lowest)
+        line += " (within " + ms(kTieMargin * 100) + " % of the lowest median: a tie, the first in PARAMS order wins)";
+    }
     lines.push_back(line);
   }
   return lines;

@@ -10,6 +10,10 @@
 // and Eeckhout, "Statistically Rigorous Java Performance Evaluation", OOPSLA 2007: repeated,
 // randomized-order invocations; Mytkowicz et al., "Producing Wrong Data Without Doing Anything
 // Obviously Wrong!", ASPLOS 2009: one measurement context biases a comparison).
+//
+// Among contenders whose medians of rounds are within kTieMargin (1 %) of the lowest, the first in
+// the space's order wins (crown.hpp rule 2): rounds do not tell such near-ties apart, and the same
+// space tuned afresh then crowns the same configuration.
 #pragma once
 
 #include <filesystem>
@@ -49,13 +53,15 @@ struct Confirmation {
 };
 
 /// The contenders among `outcomes`: crownable (crown.hpp), median
-/// within options.margin of the best; the best first, at most options.max_contenders. Fewer than
-/// two: nothing to confirm.
+/// within options.margin of the fastest; the fastest first, at most options.max_contenders, the
+/// one crown() picks among them (rule 2: the first in the space's order within 1 %) always
+/// included. Fewer than two: nothing to confirm.
 std::vector<Outcome> near_ties(const std::vector<Outcome>& outcomes, const ConfirmOptions& options);
 
 /// Prepares each contender (keeping its artifact), measures them interleaved for options.rounds
-/// rounds through `backend` (one configuration at a time), and picks the winner. A contender whose
-/// preparation or any round does not succeed drops out, its status in `failure`.
+/// rounds through `backend` (one configuration at a time), and picks the winner: the first in the
+/// space's order among those whose median of rounds is within kTieMargin of the lowest (crown.hpp).
+/// A contender whose preparation or any round does not succeed drops out, its status in `failure`.
 Confirmation confirm_near_ties(Backend& backend, const std::vector<Outcome>& contenders,
                                const ConfirmOptions& options);
 

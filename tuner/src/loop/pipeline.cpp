@@ -250,6 +250,7 @@ void Pipeline::measure_next() {
   }
   // Past the time limit (perhaps reached while waiting above), nothing more starts. Another
   // process sharing the results file measured it, or used up the budget, meanwhile.
+  client_.take_arrivals();
   if (client_.over_time() || client_.recorded(p.config) || client_.remaining() <= measuring_.size()) return drop(p);
   if (!concurrent()) {
     finish_measuring();

@@ -34,6 +34,9 @@ class PipelineClient {
   /// Its outcome is recorded (another process sharing the results file may have measured it
   /// meanwhile): never proposed, started or measured again.
   virtual bool recorded(const Config& config) const = 0;
+  /// Records what other processes sharing the results file recorded since the last look; asked
+  /// before each measurement, so that recorded() knows of them.
+  virtual void take_arrivals() = 0;
   /// The baseline is queued and its outcome not yet recorded: it is measured first and alone.
   virtual bool baseline_pending() const = 0;
   /// A fresh outcome, measured (or failed before measuring): record it.

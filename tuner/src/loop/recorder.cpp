@@ -41,6 +41,7 @@ void Recorder::record(const Outcome& o, bool fresh) {
   ++report_.new_evaluations;
   fresh_.push_back(o);
   if (is_success(o.status)) check_same_timing();
+  warn_damaged_inputs(o);
   if (!writer_) return;
   if (setup_in_doubt()) {
     held_.push_back(o);
@@ -56,13 +57,21 @@ void Recorder::append(const Outcome& o) {
     if (!seen_.count(other.config)) record(other, /*fresh=*/false);
 }
 
-// Whether every outcome so far failed in the same way, with none successful: the setup may be
-// broken (check_setup), and new failures are then held back from the results file (held_).
+void Recorder::take_arrivals() {
+  if (!writer_) return;
+  writer_->refresh();
+  for (const auto& other : writer_->take_foreign())
+    if (!seen_.count(other.config)) record(other, /*fresh=*/false);
+}
+
+// Whether the outcomes so far could be a broken setup's (setup_failures over all of them: none
+// successful, all failed in the same way, or all but one with the same wrong_result): the setup
+// may be broken (check_setup), and new failures are then held back from the results file (held_).
 // Once false it stays false (outcomes are only added).
 bool Recorder::setup_in_doubt() {
   if (setup_judged_) return false;
   const auto& all = report_.outcomes;
-  if (all.empty() || setup_failures_only(all, 1)) return true;
+  if (all.empty() || setup_failures(all, 1)) return true;
   setup_judged_ = true;
   return false;
 }
@@ -95,6 +104,23 @@ void Recorder::classify_slow(Outcome& o) const {
                          {"baseline_median_ms", e.baseline_median_ms}};
 }
 
+// The harness found the kernel unit's pristine input copies changed when this outcome's
+// configuration was to reuse them (extra.device_memory.damaged; harness.cuh Benchmark::made): a
+// configuration measured before it on the same GPU wrote outside its buffers without faulting. Its
+// buffers were made afresh, so this outcome stands; the writer's may not. Warned as it happens.
+void Recorder::warn_damaged_inputs(const Outcome& o) {
+  const auto memory = o.extra.find("device_memory");
+  if (memory == o.extra.end() || !memory->is_object() || !memory->contains("damaged")) return;
+  for (const auto& d : (*memory)["damaged"]) {
+    const std::string warning = o.label + ": " + (d.is_string() ? d.get<std::string>() : d.dump()) +
+                                " (the configuration measured just before it on that GPU is the likely writer; its "
+                                "own outcome may hide the fault)";
+    report_.warnings.push_back(warning);
+    if (options_.warnings)
+      *options_.warnings << "[adaexplore] " << options_.kernel << ": warning: " << warning << std::endl;
+  }
+}
+
 // The same-timing gate (stage_summary.hpp), warned once per tuning.
 void Recorder::check_same_timing() {
   if (same_timing_warned_) return;
@@ -110,16 +136,28 @@ bool Recorder::setup_broken() const { return setup_failures_only(report_.outcome
 
 void Recorder::check_setup() const {
   const auto& all = report_.outcomes;
-  if (!setup_broken()) return;
-  throw SetupError("every one of the first " + std::to_string(all.size()) + " configurations failed with " +
-                   to_string(all.front().status) +
-                   " in the same way: the setup is broken, not the configurations (compiler, flags, "
-                   "architecture or benchmark reference); " +
-                   (held_.empty() ? std::string()
-                                  : "these " + std::to_string(held_.size()) +
-                                        " failures are not kept in the results file, so the tuning after the "
-                                        "fix evaluates them again; ") +
-                   "first configuration " + all.front().label + ":\n" + truncate_middle(all.front().message, 4000));
+  const auto found = setup_failures(all, options_.setup_failure_window);
+  if (!found) return;
+  const Outcome& shown = all[found->shown];
+  const std::string n = std::to_string(all.size());
+  std::string what;
+  if (!found->other) {
+    what = "every one of the first " + n + " configurations failed with " + to_string(shown.status) +
+           " in the same way: the setup is broken, not the configurations (compiler, flags, architecture or "
+           "benchmark reference); ";
+  } else {
+    const Outcome& other = all[*found->other];
+    what = std::to_string(all.size() - 1) + " of the first " + n + " configurations failed with " +
+           to_string(shown.status) + " in the same way, and the other (" + other.label + ") with " +
+           to_string(other.status) +
+           ": every configuration that ran disagrees with the benchmark's reference in the same way, so the "
+           "reference (or the benchmark's inputs, or its comparison) is broken, not the configurations; ";
+  }
+  if (!held_.empty())
+    what += "these " + std::to_string(held_.size()) +
+            " failures are not kept in the results file, so the tuning after the fix evaluates them again; ";
+  throw SetupError(what + (found->shown == 0 ? "first configuration " : "configuration ") + shown.label + ":\n" +
+                   truncate_middle(shown.message, 4000));
 }
 
 }  // namespace adaexplore

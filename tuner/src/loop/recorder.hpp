@@ -32,6 +32,9 @@ class Recorder {
   /// A fresh outcome, just measured: classified `slow` against the baseline when it is one
   /// (significance.hpp; its message and extra.slowdown state the evidence), then recorded.
   void measured(Outcome o);
+  /// Records the outcomes other processes appended to the results file since the last look
+  /// (ResultsWriter::refresh); nothing without a writer.
+  void take_arrivals();
   /// Whether `config`'s outcome is recorded (never measured again).
   bool recorded(const Config& config) const { return seen_.count(config) > 0; }
   const std::vector<Outcome>& outcomes() const { return report_.outcomes; }
@@ -58,6 +61,7 @@ class Recorder {
   void adopt_baseline();
   void classify_slow(Outcome& o) const;
   void check_same_timing();
+  void warn_damaged_inputs(const Outcome& o);
 
   Backend& backend_;
   Strategy& strategy_;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <regex>
 #include <ostream>
 #include <unordered_set>
 
@@ -14,16 +16,55 @@
 namespace adaexplore {
 namespace {
 
-// A failure's signature: status and first line of the message with digits removed, so that the
-// same error at different sizes or lines compares equal.
-std::string signature(const Outcome& o) {
-  std::string line = o.message.substr(0, o.message.find('\n'));
-  std::string s = to_string(o.status);
-  s += ':';
-  for (char c : line)
-    if (!std::isdigit(static_cast<unsigned char>(c))) s += c;
-  return s;
+// The configuration's own values in `line` (whole words, from its label "A=1,MODE=fast") as
+// "<value>": a string parameter's value named in a message is no difference of the setup.
+std::string without_values(std::string line, const std::string& label) {
+  std::size_t start = 0;
+  while (start < label.size()) {
+    std::size_t end = label.find(',', start);
+    if (end == std::string::npos) end = label.size();
+    const std::size_t eq = label.find('=', start);
+    if (eq != std::string::npos && eq + 1 < end) {
+      const std::string value = label.substr(eq + 1, end - eq - 1);
+      char* rest = nullptr;
+      std::strtod(value.c_str(), &rest);
+      if (rest && *rest == '\0') {  // a number: the numbers' own rule below (one 16 must equal another)
+        start = end + 1;
+        continue;
+      }
+      const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+      for (std::size_t at = line.find(value); at != std::string::npos; at = line.find(value, at + 1)) {
+        const bool whole = (at == 0 || !word(line[at - 1])) && (at + value.size() == line.size() || !word(line[at + value.size()]));
+        if (!whole) continue;
+        line.replace(at, value.size(), "<value>");
+        at += 6;
+      }
+    }
+    start = end + 1;
+  }
+  return line;
 }
+
+}  // namespace
+
+std::string failure_signature(const Outcome& o) {
+  // Paths into a configuration's own folder (<work_dir>/evals/<16 hex>/..., also under
+  // concurrent-<n>/ or mpi-rank-<n>/): each configuration has its own, so a compiler's message
+  // naming the rendered template differed by it alone (2026-12-05: 120 failed nvcc compiles
+  // spent and recorded instead of 6).
+  static const std::regex own_folder(R"([^\s:'"`(<>]*/evals/[0-9a-f]{16}/)");
+  // Hashes and addresses: 0x..., or 8 hex digits or more with a digit and a letter among them.
+  static const std::regex hex(R"(0[xX][0-9a-fA-F]+|\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}\b)");
+  // Numbers: sizes, line and column numbers, values ("got 2.5e-05, expected -1").
+  static const std::regex number(R"([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)");
+  std::string line = o.message.substr(0, o.message.find('\n'));
+  line = std::regex_replace(line, own_folder, "<eval>/");
+  line = without_values(line, o.label);
+  line = std::regex_replace(line, hex, "<hex>");
+  return std::string(to_string(o.status)) + ':' + std::regex_replace(line, number, "#");
+}
+
+namespace {
 
 // The loop: the budget and the time limit, the progress lines, and the order of the work; the
 // pipeline (pipeline.hpp) prepares and measures, the recorder (recorder.hpp) records.
@@ -60,6 +101,7 @@ class Loop final : public PipelineClient {
            !recorder_.outcomes().empty() && !recorder_.baseline_pending();
   }
   bool recorded(const Config& config) const override { return recorder_.recorded(config); }
+  void take_arrivals() override { recorder_.take_arrivals(); }
   bool baseline_pending() const override { return recorder_.baseline_pending(); }
   void measured(Outcome outcome) override { recorder_.measured(std::move(outcome)); }
   bool setup_broken() const override { return recorder_.setup_broken(); }
@@ -157,12 +199,35 @@ class Loop final : public PipelineClient {
 
 }  // namespace
 
-bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window) {
-  if (outcomes.empty() || outcomes.size() < window) return false;
-  const std::string first = signature(outcomes.front());
+std::optional<SetupFailures> setup_failures(const std::vector<Outcome>& outcomes, std::size_t window) {
+  if (outcomes.empty() || outcomes.size() < window) return std::nullopt;
   for (const auto& o : outcomes)
-    if (is_success(o.status) || signature(o) != first) return false;
-  return true;
+    if (is_success(o.status)) return std::nullopt;
+  // A signature shared by all the outcomes but one is the first's or the second's.
+  std::vector<std::string> signatures;
+  signatures.push_back(failure_signature(outcomes[0]));
+  if (outcomes.size() > 1) signatures.push_back(failure_signature(outcomes[1]));
+  for (std::size_t c = 0; c < std::min<std::size_t>(2, outcomes.size()); ++c) {
+    const std::string shared = signatures[c];
+    std::optional<std::size_t> other;
+    bool two = false;
+    for (std::size_t i = 0; i < outcomes.size() && !two; ++i) {
+      if (i >= signatures.size()) signatures.push_back(failure_signature(outcomes[i]));
+      if (signatures[i] == shared) continue;
+      two = other.has_value();
+      other = i;
+    }
+    if (two) continue;
+    if (!other) return SetupFailures{c, std::nullopt};
+    // One other failure mixed in: a broken setup only when the shared one is the reference's
+    // (every configuration that ran disagrees with it in the same way).
+    if (outcomes[c].status == Status::wrong_result) return SetupFailures{c, other};
+  }
+  return std::nullopt;
+}
+
+bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window) {
+  return setup_failures(outcomes, window).has_value();
 }
 
 std::optional<std::size_t> unevaluated_valid(const Space& space, const std::vector<Outcome>& outcomes) {

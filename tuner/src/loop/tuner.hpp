@@ -85,10 +85,26 @@ struct TuneReport {
 TuneReport run_tuning(const Space& space, const Config& baseline, Backend& backend, Strategy& strategy,
                       const TuneOptions& options, ResultsWriter* writer, const std::vector<Outcome>& previous = {});
 
+/// A failure's signature, what "failed in the same way" compares: its status and the first line of
+/// its message without what differs between the configurations of one broken setup: paths into a
+/// configuration's own folder (".../evals/<16 hex>/" as "<eval>/"), hashes and addresses ("<hex>"),
+/// numbers (sizes, line numbers, values: "#"), and the configuration's own non-numeric values
+/// ("<value>"). "wrong_result:# of # values differ from the reference; first at index #: got #,
+/// expected # (max abs error #)" is one shape of mismatch.
+std::string failure_signature(const Outcome& o);
+/// What a broken setup left (setup_failures): `shown`, the index of an outcome with the shared
+/// failure; `other`, the index of the one outcome that failed otherwise, if any.
+struct SetupFailures {
+  std::size_t shown = 0;
+  std::optional<std::size_t> other;
+};
 /// Whether `outcomes` are what a broken setup leaves: at least `window` (and one) of them, none
-/// successful, all failed in the same way (status and first message line, digits aside). The
-/// tuning stops with a SetupError then and keeps none of its own failures in the results file; a
-/// file holding only such failures (written before that) is set aside by `tune` (command_tune.cpp).
+/// successful, and either all failed in the same way (failure_signature), or all but one failed
+/// with the same wrong_result (every configuration that ran disagrees with the reference in the
+/// same way: a broken reference, with one configuration that really fails mixed in). The tuning
+/// stops with a SetupError then and keeps none of its own failures in the results file; a file
+/// holding only such failures (written before that) is set aside by `tune` (command_tune.cpp).
+std::optional<SetupFailures> setup_failures(const std::vector<Outcome>& outcomes, std::size_t window);
 bool setup_failures_only(const std::vector<Outcome>& outcomes, std::size_t window);
 /// The valid configurations of `space` (constraints satisfied) that no outcome holds; std::nullopt
 /// when the Cartesian product exceeds 4e6 (not enumerated).

@@ -1,5 +1,7 @@
 #include "model/sizes.hpp"
 
+#include "model/identifier.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -42,27 +44,6 @@ std::size_t SizesSpec::later_budget(std::size_t full) const {
   return std::max<std::size_t>(1, (full + 2) / 3);
 }
 
-const std::set<std::string>& sized_header_names() {
-  static const std::set<std::string> names = {"kTuned", "Size", "SizeParams", "SizeEntry", "kSizes", "kSizeCount",
-                                              "select", "select_index", "sizes_detail", "best_", "best_ratio_",
-                                              "best_volume_", "i_", "r_", "v_"};
-  return names;
-}
-
-const std::set<std::string>& cpp_keywords() {
-  static const std::set<std::string> words = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield", "compl", "concept",
-      "const", "const_cast", "consteval", "constexpr", "constinit", "continue", "decltype", "default", "delete",
-      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
-  return words;
-}
-
 SizesSpec parse_sizes(const nlohmann::json& j, const std::vector<std::string>& reserved,
                       const std::function<void(const std::string&, const std::string&)>& fail) {
   SizesSpec s;
@@ -82,9 +63,8 @@ SizesSpec parse_sizes(const nlohmann::json& j, const std::vector<std::string>& r
       fail("sizes.names", "'" + name + "' is given twice; name each dimension of the size once");
     if (std::find(reserved.begin(), reserved.end(), name) != reserved.end())
       fail("sizes.names", "'" + name + "' is also a parameter's name; the header declares both, rename the size");
-    if (sized_header_names().count(name) || cpp_keywords().count(name))
-      fail("sizes.names", "'" + name + "' is a C++ keyword or a name the header of sizes declares itself (select, "
-                          "kSizes, ...); rename the size");
+    if (const std::string problem = reserved_name_problem(name, NameUse::size); !problem.empty())
+      fail("sizes.names", problem);
     s.names.push_back(name);
   }
   if (!j.contains("values") || !j["values"].is_array() || j["values"].empty())

@@ -66,14 +66,9 @@ struct SizesSpec {
 
 /// The spec's "sizes" (above); `where(...)` messages are "<file>: sizes...: <problem>". Throws
 /// the error `fail` throws (SpecError from spec.cpp). `reserved`: names a size may not take (the
-/// parameters' names: the header declares both).
+/// parameters' names: the header declares both); nor may it take a name identifier.hpp refuses.
 SizesSpec parse_sizes(const nlohmann::json& j, const std::vector<std::string>& reserved,
                       const std::function<void(const std::string& where, const std::string& what)>& fail);
-
-/// The names the header of sizes declares itself (header.cpp render_sized_header): no size and
-/// no parameter may take one. And the C++ keywords, which no size may take either.
-const std::set<std::string>& sized_header_names();
-const std::set<std::string>& cpp_keywords();
 
 /// The product of the values (as a double: no overflow).
 double volume(const ProblemSize& s);

@@ -1,6 +1,10 @@
 #include "model/spec.hpp"
 
+#include "model/identifier.hpp"
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -22,7 +26,20 @@ std::filesystem::path resolve(const std::filesystem::path& file, const std::stri
 Value value_from_json(const nlohmann::json& v, const std::filesystem::path& file, const std::string& where) {
   if (v.is_number()) return Value::from_number(v.get<double>());
   if (v.is_boolean()) return Value::from_number(v.get<bool>() ? 1 : 0);
-  if (v.is_string()) return Value::from_text(v.get<std::string>());
+  if (v.is_string()) {
+    // A text value goes into the template, the compile's -D flags, the header's literal and its
+    // provenance comment, the progress lines: one line of printable text.
+    const std::string text = v.get<std::string>();
+    for (unsigned char c : text)
+      if (c < 0x20 || c == 0x7f) {
+        char code[16];
+        std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(c));
+        fail(file, where, "the value " + v.dump() + " holds a control character (" + code +
+                              "); a text value is rendered into the template and written into the header and the "
+                              "progress lines: write it without line breaks, tabs or other control characters");
+      }
+    return Value::from_text(text);
+  }
   fail(file, where, "a value must be a number or a string, not " + v.dump());
 }
 
@@ -110,6 +127,8 @@ std::vector<Parameter> parse_parameters(const nlohmann::json& j, const std::file
     param.name = p["name"].get<std::string>();
     if (!std::regex_match(param.name, identifier))
       fail(file, where, "name '" + param.name + "' is not an identifier (letters, digits, _; not starting with a digit)");
+    if (const std::string problem = reserved_name_problem(param.name, NameUse::parameter); !problem.empty())
+      fail(file, where, "name " + problem);
     if (p.contains("values")) {
       if (!p["values"].is_array() || p["values"].empty())
         fail(file, where + " (" + param.name + ")", "\"values\" must be a non-empty array");
@@ -150,6 +169,19 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
   s.name_space = optional_string(j, "namespace", "adaexplore::" + s.name, file, "namespace");
   if (!std::regex_match(s.name_space, std::regex("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")))
     fail(file, "namespace", "'" + s.name_space + "' is not a C++ namespace name (e.g. adaexplore::" + s.name + ")");
+  // Each part of the namespace, checked where it came from: the kernel's name makes the default one.
+  if (!j.contains("namespace")) {
+    if (const std::string problem = reserved_name_problem(s.name, NameUse::kernel); !problem.empty())
+      fail(file, "name", problem + " (it makes the namespace " + s.name_space + "), or give a \"namespace\"");
+  } else {
+    for (std::size_t at = 0; at <= s.name_space.size();) {
+      const std::size_t end = std::min(s.name_space.find("::", at), s.name_space.size());
+      const std::string part = s.name_space.substr(at, end - at);
+      if (const std::string problem = reserved_name_problem(part, NameUse::name_space); !problem.empty())
+        fail(file, "namespace", "'" + s.name_space + "': " + problem);
+      at = end + 2;
+    }
+  }
   s.backend = need_string("backend");
   if (s.backend != "cuda" && s.backend != "host") fail(file, "backend", "'" + s.backend + "' is not one of cuda, host");
   if (!j.contains("template") && !j.contains("kernel_source"))

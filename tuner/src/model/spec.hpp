@@ -4,6 +4,9 @@
 // {
 //   "name": "gemm",                          // identifier; header <name>.hpp, namespace default adaexplore::<name>
 //   "namespace": "adaexplore::gemm",         // optional
+//   (The names that reach the header, "name" without "namespace", the namespace's parts, the
+//   parameters' and the sizes' names, may not be C++ keywords, macros, reserved identifiers or
+//   the header's own names: model/identifier.hpp.)
 //   "backend": "cuda" | "host",
 //   "template": "gemm.cuh.in",               // kernel source with ${NAME} placeholders; or
 //                                            // "kernel_source" (macros, kernel_spec.hpp)
@@ -23,7 +26,7 @@
 //              "dynamic_shared_bytes": "4 * TILE * TILE", "dynamic_shared_opt_in": true,
 //              "block": ["BX", "BY"], "grid": ["ceil(N / BX)"]},   // kernel_spec.hpp
 //   "work_dir": "build/adaexplore/gemm",      // evaluations' files; default <spec folder>/<name>.work
-//   "jobs": 0,                                // parallel compiles; 0 = number of cores
+//   "jobs": 0,                                // parallel compiles; 0 = the CPUs the process may run on
 //   "in_flight": 0,                           // configurations in flight at most (queued, compiling,
 //                                             // waiting, measuring); 0 = as many as keep the GPU busy,
 //                                             // from the measured compile and measurement times

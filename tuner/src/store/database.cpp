@@ -30,9 +30,9 @@ void check_placement(const fs::path& file, const ResultsHeader& header) {
 
 fs::path set_aside_for_retune(const fs::path& file) { return set_aside(file, "retune"); }
 
-fs::path set_aside(const fs::path& file, const std::string& tag) {
-  FileLock lock(file);
-  if (!fs::exists(file)) return {};
+namespace {
+// set_aside's rename, the lock held by the caller.
+fs::path set_aside_locked(const fs::path& file, const std::string& tag) {
   std::string stamp = utc_now();  // 2024-05-01T12:00:00Z -> 20240501T120000Z
   stamp.erase(
       std::remove_if(stamp.begin(), stamp.end(), [](char c) { return c == '-' || c == ':'; }),
@@ -44,6 +44,23 @@ fs::path set_aside(const fs::path& file, const std::string& tag) {
   std::error_code ec;
   if (fs::exists(profiles_path(file), ec)) fs::rename(profiles_path(file), profiles_path(aside), ec);  // its profiles go along
   return aside;
+}
+}  // namespace
+
+fs::path set_aside(const fs::path& file, const std::string& tag) {
+  FileLock lock(file);
+  if (!fs::exists(file)) return {};
+  return set_aside_locked(file, tag);
+}
+
+fs::path set_aside_if(const fs::path& file, const std::function<std::string(const RawResults&)>& decide) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return {};  // creates no lock file for a file that is not there
+  FileLock lock(file);
+  if (!fs::exists(file, ec) || fs::file_size(file, ec) == 0) return {};
+  const std::string tag = decide(read_raw_results(file, /*take_lock=*/false));
+  if (tag.empty()) return {};
+  return set_aside_locked(file, tag);
 }
 
 std::vector<StoredKey> stored_keys(const fs::path& dir, const std::string& kernel,

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,13 @@ void check_placement(const std::filesystem::path& file, const ResultsHeader& hea
 /// profiles_path) go along, as <new path>.profiles.ndjson. Returns the new path; empty when
 /// there was no file.
 std::filesystem::path set_aside(const std::filesystem::path& file, const std::string& tag);
+/// set_aside(file, tag) with the tag `decide` returns for the file's content ("" keeps the file),
+/// read and judged under the same lock as the rename, so that no record another process appends
+/// in between is set aside unjudged. `decide` gets the file as read_raw_results(file, false) reads
+/// it (a file that cannot be read throws, as there). Returns the new path; empty when there was no
+/// file (or an empty one) or `decide` kept it.
+std::filesystem::path set_aside_if(const std::filesystem::path& file,
+                                   const std::function<std::string(const RawResults&)>& decide);
 
 /// set_aside(file, "retune").
 std::filesystem::path set_aside_for_retune(const std::filesystem::path& file);

@@ -3,6 +3,7 @@
 #include "model/generated_benchmark.hpp"
 #include "util/files.hpp"
 #include "util/hash.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 
@@ -39,7 +40,7 @@ nlohmann::json key_parts(const Spec& spec, const std::string& backend,
   nlohmann::json parts = content_key_parts(spec);
   parts["backend"] = backend;
   parts["device"] = device_key_part(device);
-  if (!includes.empty()) parts["includes"] = content_hash(includes.dump());
+  if (!includes.empty()) parts["includes"] = content_hash(valid_utf8_json(includes).dump());  // file names: any bytes
   if (spec.size) parts["size"] = spec.sizes.to_json(*spec.size);
   return parts;
 }
@@ -57,10 +58,11 @@ ResultsHeader tuning_header(const Spec& spec, const std::string& backend, const 
   ResultsHeader header;
   header.kernel = spec.name;
   header.key_parts = key_parts(spec, backend, device, includes);
-  header.key = content_hash(header.key_parts.dump());
+  header.key = content_hash(valid_utf8_json(header.key_parts).dump());  // the device's words: a driver's, a compiler's
   header.device = device;
   header.strategy = spec.strategy;
   header.seed = spec.seed;
+  header.budget = spec.budget_evaluations;
   header.started = utc_now();
   header.host = host_name();
   return header;

@@ -44,8 +44,8 @@ nlohmann::json key_parts(const Spec& spec, const std::string& backend,
 std::string differing_content(const nlohmann::json& stored, const nlohmann::json& wanted);
 
 /// The header line of a new tuning's results file: kernel spec.name, key_parts(spec, backend,
-/// device, includes) and their content_hash as key, the device, the spec's strategy and seed,
-/// started now (utc_now) on this host (host_name).
+/// device, includes) and their content_hash as key, the device, the spec's strategy, seed and
+/// budget (evaluations), started now (utc_now) on this host (host_name).
 ResultsHeader tuning_header(const Spec& spec, const std::string& backend, const nlohmann::json& device,
                             const nlohmann::json& includes = nlohmann::json::array());
 

@@ -8,6 +8,7 @@
 
 #include "store/database.hpp"
 #include "util/file_lock.hpp"
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {
@@ -62,17 +63,62 @@ std::string device_summary(const nlohmann::json& d) {
   return s;
 }
 
+void merge_files(const fs::path& into, const std::vector<std::pair<fs::path, RawResults>>& read,
+                 std::map<std::pair<std::string, std::string>, MergeKeyReport>& keys, MergeReport& report);
+
+// "; merged before it stopped: gemm 0123456789abcdef: 12 records into <file>, ..." or "; nothing was
+// merged" (the keys' reports so far).
+std::string merged_so_far(const std::map<std::pair<std::string, std::string>, MergeKeyReport>& keys) {
+  std::string done;
+  for (const auto& [id, r] : keys)
+    if (r.added > 0 || r.created)
+      done += (done.empty() ? "" : ", ") + r.kernel + " " + r.key.substr(0, 16) + ": " + std::to_string(r.added) +
+              " records into " + r.file.string();
+  return done.empty() ? "; nothing was merged" : "; merged before it stopped (kept): " + done;
+}
+
 }  // namespace
 
 MergeReport merge_into(const fs::path& into, const std::vector<fs::path>& sources) {
   MergeReport report;
+  std::error_code ec;
+  if (fs::exists(into, ec) && !fs::is_directory(into, ec))
+    throw EnvironmentError(into.string() + ": is a file, not a tuning database folder; give --into a folder (it is "
+                           "created when missing); nothing was merged");
+  // Every source read and checked first: a bad one stops the merge before anything is written.
+  std::vector<std::pair<fs::path, RawResults>> read;
+  try {
+    for (const auto& source : sources)
+      for (const auto& file : source_files(source)) {
+        RawResults src = read_raw_results(file);
+        check_source_header(file, src.header);
+        read.emplace_back(file, std::move(src));
+      }
+  } catch (const ResultsError& e) {
+    throw ResultsError(std::string(e.what()) + "; nothing was merged (every source is read before anything is written)");
+  }
   std::map<std::pair<std::string, std::string>, MergeKeyReport> keys;
-  for (const auto& source : sources) {
-    for (const auto& file : source_files(source)) {
-      const RawResults src = read_raw_results(file);
+  try {
+    merge_files(into, read, keys, report);
+  } catch (const ResultsError& e) {
+    throw ResultsError(std::string(e.what()) + merged_so_far(keys));
+  } catch (const EnvironmentError& e) {
+    throw EnvironmentError(std::string(e.what()) + merged_so_far(keys));
+  } catch (const fs::filesystem_error& e) {
+    throw EnvironmentError(std::string(e.what()) + merged_so_far(keys));
+  }
+  for (auto& [id, r] : keys) report.keys.push_back(std::move(r));
+  return report;
+}
+
+namespace {
+
+void merge_files(const fs::path& into, const std::vector<std::pair<fs::path, RawResults>>& read,
+                 std::map<std::pair<std::string, std::string>, MergeKeyReport>& keys, MergeReport& report) {
+  {
+    for (const auto& [file, src] : read) {
       for (const auto& w : src.warnings) report.warnings.push_back(w);
       const ResultsHeader& h = src.header;
-      check_source_header(file, h);
       const fs::path dest = database_file(into, h.kernel, h.key);
       std::error_code ec;
       if (fs::exists(dest) && fs::equivalent(dest, file, ec)) {
@@ -138,13 +184,13 @@ MergeReport merge_into(const fs::path& into, const std::vector<fs::path>& source
       }
       ResultsHeader header = h;
       header.merged_from.push_back(provenance);
-      r.added += added.size();
+      const std::size_t count = added.size();
       if (!added.empty() || !had_file)
         append_records_locked(dest, header, std::move(added), there.records.size());
+      r.added += count;  // once written
     }
   }
-  for (auto& [id, r] : keys) report.keys.push_back(std::move(r));
-  return report;
 }
 
+}  // namespace
 }  // namespace adaexplore

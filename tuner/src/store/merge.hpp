@@ -38,8 +38,12 @@ struct MergeReport {
 /// (ignoring "index" and "merged_from") is not copied again; a different measurement of a
 /// configuration already there is copied too (measurements are never dropped; readers keep the
 /// first, the destination's) and counted: `remeasured`, or `conflicts` when the status differs.
-/// The destination file's lock is held while it is read and appended to. Throws ResultsError for
-/// a source that is not a results file (naming it, the line, and the `mv` command).
+/// The destination file's lock is held while it is read and appended to. Every source is read and
+/// checked before anything is written: throws ResultsError for a source that is not a results file
+/// (naming it, the line, and the `mv` command), with nothing merged. Throws EnvironmentError
+/// (util/files.hpp) when `into` is a file, or a destination file cannot be created, locked or
+/// written; an error while merging ends with what was merged before it stopped ("; merged before
+/// it stopped (kept): <kernel> <key>: N records into <file>, ..." or "; nothing was merged").
 MergeReport merge_into(const std::filesystem::path& into,
                        const std::vector<std::filesystem::path>& sources);
 

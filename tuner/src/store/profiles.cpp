@@ -6,6 +6,7 @@
 
 #include "store/results.hpp"  // utc_now_ms
 #include "util/file_lock.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace fs = std::filesystem;
@@ -20,7 +21,7 @@ void append_profile_batch(const fs::path& results, const std::string& key, const
   const fs::path path = profiles_path(results);
   FileLock lock(path);
   std::ofstream out(path, std::ios::binary | std::ios::app);
-  out << nlohmann::json{{"key", key}, {"profiled", utc_now_ms()}, {"results", results_json}}.dump() << '\n';
+  out << valid_utf8_json({{"key", key}, {"profiled", utc_now_ms()}, {"results", results_json}}).dump() << '\n';
   out.flush();
   if (!out) throw std::runtime_error(path.string() + ": cannot be written (folder read-only, disk full?)");
 }

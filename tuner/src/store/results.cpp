@@ -9,7 +9,14 @@
 #include <fstream>
 #include <unordered_set>
 
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "util/file_lock.hpp"
+#include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 
@@ -20,7 +27,8 @@ constexpr const char* kFormat = "adaexplore-results";
 constexpr int kVersion = 1;
 const char* const kKnownHeaderFields[] = {"format",    "version", "kernel",     "key",
                                           "key_parts", "device",  "strategy",   "seed",
-                                          "started",   "host",    "merged_from", "size_start"};
+                                          "started",   "host",    "merged_from", "size_start",
+                                          "budget"};
 
 std::string at_line(const fs::path& path, std::size_t line) {
   return path.string() + ":" + std::to_string(line) + ": ";
@@ -66,6 +74,26 @@ void check_record_shape(const nlohmann::json& j, const fs::path& path, std::size
                        move_aside_advice(path));
 }
 
+// Appends `text` to `path` (created when missing) under the caller's lock. A write that fails (a
+// full disk) is undone: the file is cut back to its size before, so no half-written line stays;
+// the EnvironmentError (exit 5) names the file and the system's reason.
+void append_text(const fs::path& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw EnvironmentError("cannot write " + path.string() + ": " + std::strerror(errno));
+  struct stat before {};
+  ::fstat(fd, &before);
+  try {
+    write_fully(fd, text, path);
+  } catch (const std::exception& e) {
+    (void)!::ftruncate(fd, before.st_size);
+    ::close(fd);
+    throw EnvironmentError(std::string(e.what()) + " (what was recorded before is kept)");
+  }
+  if (::close(fd) != 0)
+    throw EnvironmentError("cannot write " + path.string() + ": " + std::strerror(errno) +
+                           " (what was recorded before is kept)");
+}
+
 std::uint64_t inode_of(const fs::path& path, std::uintmax_t* size) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return 0;
@@ -88,6 +116,7 @@ nlohmann::json header_to_json(const ResultsHeader& h) {
   if (!h.host.empty()) j["host"] = h.host;
   if (!h.merged_from.empty()) j["merged_from"] = h.merged_from;
   if (!h.size_start.empty()) j["size_start"] = h.size_start;
+  if (h.budget) j["budget"] = *h.budget;
   return j;
 }
 
@@ -114,6 +143,7 @@ ResultsHeader header_from_json(const nlohmann::json& j, const fs::path& path, st
     h.host = j.value("host", "");
     h.merged_from = j.value("merged_from", nlohmann::json::array());
     h.size_start = j.value("size_start", "");
+    if (j.contains("budget") && j["budget"].is_number_unsigned()) h.budget = j["budget"].get<std::size_t>();
   } catch (const nlohmann::json::exception& e) {
     throw ResultsError(at_line(path, line) + "bad header line (" + e.what() + "); " +
                        move_aside_advice(path));
@@ -226,10 +256,20 @@ RawResults read_raw_results(const fs::path& path, bool take_lock) {
   return raw;
 }
 
+std::optional<std::size_t> recorded_budget(const RawResults& raw) {
+  for (auto r = raw.records.rbegin(); r != raw.records.rend(); ++r) {
+    const nlohmann::json& origin = r->json.value("origin", nlohmann::json());
+    if (origin.is_object() && origin.contains("budget") && origin["budget"].is_number_unsigned())
+      return origin["budget"].get<std::size_t>();
+  }
+  return raw.header.budget;
+}
+
 ResultsFile results_from_raw(const RawResults& raw, const fs::path& path, const Space& space) {
   ResultsFile file;
   file.header = raw.header;
   file.warnings = raw.warnings;
+  file.budget = recorded_budget(raw);
   std::unordered_set<Config, ConfigHash> seen;
   for (std::size_t i = 0; i < raw.records.size(); ++i) {
     const RawRecord& r = raw.records[i];
@@ -237,9 +277,12 @@ ResultsFile results_from_raw(const RawResults& raw, const fs::path& path, const 
     try {
       o = outcome_from_json(r.json, space);
     } catch (const std::exception& e) {
+      // Most often the spec, not the file: edited since, or another kernel's.
       throw ResultsError(at_line(path, r.line) + "bad record (" + e.what() +
-                         "): not a configuration of this spec's search space; " +
-                         move_aside_advice(path));
+                         "): not a configuration of this spec's search space. If the spec was edited since these "
+                         "results were tuned (kernel '" + raw.header.kernel + "', key " + raw.header.key.substr(0, 16) +
+                         "), or is another kernel's, give the spec they were tuned with: the file is fine. Only if it "
+                         "is that spec is the file damaged: " + move_aside_advice(path));
     }
     if (seen.insert(o.config).second) {
       file.outcomes.push_back(std::move(o));
@@ -257,7 +300,7 @@ ResultsFile read_results(const fs::path& path, const Space& space) {
 
 ResultsWriter::ResultsWriter(const fs::path& path, const ResultsHeader& header, const Space& space)
     : path_(path), header_(header), space_(space) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  if (path.has_parent_path()) ensure_folder(path.parent_path());
   std::lock_guard<std::mutex> guard(mutex_);
   FileLock lock(path_);
   sync_locked();  // checks an existing file's key and kernel
@@ -274,13 +317,8 @@ void ResultsWriter::write_header_if_empty_locked() {
   std::uintmax_t size = 0;
   if (inode_of(path_, &size) != 0 && size > 0) return;
   {
-    const std::string line = header_to_json(header_).dump() + "\n";  // before the file is created
-    std::ofstream out(path_, std::ios::binary | std::ios::app);
-    out << line;
-    out.flush();
-    if (!out)
-      throw ResultsError(path_.string() +
-                         ": cannot be written (folder missing or read-only, disk full?)");
+    const std::string line = valid_utf8_json(header_to_json(header_)).dump() + "\n";  // before the file is created
+    append_text(path_, line);
   }
   sync_locked();
 }
@@ -387,6 +425,7 @@ ResultsFile ResultsWriter::read_existing() {
 void ResultsWriter::append(const Outcome& outcome) {
   nlohmann::json j = to_json(outcome, space_);
   j["origin"] = {{"host", host_name()}, {"pid", static_cast<long>(::getpid())}};
+  if (header_.budget) j["origin"]["budget"] = *header_.budget;  // this tuning's (recorded_budget)
   j["finished"] = utc_now_ms();
   append_json(std::move(j));
 }
@@ -398,14 +437,8 @@ void ResultsWriter::append_json(nlohmann::json record) {
   write_header_if_empty_locked();  // the file was moved aside (--retune elsewhere) or cut to
                                    // nothing
   record["index"] = records_;
-  const std::string line = record.dump() + "\n";
-  std::ofstream out(path_, std::ios::binary | std::ios::app);
-  out << line;
-  out.flush();
-  if (!out)
-    throw ResultsError(path_.string() +
-                       ": write failed (disk full, or the file was made read-only?)");
-  out.close();
+  const std::string line = valid_utf8_json(std::move(record)).dump() + "\n";
+  append_text(path_, line);
   known_size_ += line.size();
   ++records_;
   ++lines_;
@@ -413,7 +446,7 @@ void ResultsWriter::append_json(nlohmann::json record) {
 
 void append_records_locked(const fs::path& path, const ResultsHeader& header,
                            std::vector<nlohmann::json> records, std::size_t first_index) {
-  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  if (path.has_parent_path()) ensure_folder(path.parent_path());
   std::uintmax_t size = 0;
   if (inode_of(path, &size) != 0 && size > 0) {
     // A line cut by a killed writer: a complete record gets its '\n', a half-written one is cut
@@ -431,14 +464,19 @@ void append_records_locked(const fs::path& path, const ResultsHeader& header,
       inode_of(path, &size);
     }
   }
-  std::ofstream out(path, std::ios::binary | std::ios::app);
-  if (size == 0) out << header_to_json(header).dump() << '\n';
+  std::string text;
+  if (size == 0) text += valid_utf8_json(header_to_json(header)).dump() + '\n';
   for (auto& r : records) {
     r["index"] = first_index++;
-    out << r.dump() << '\n';
+    text += valid_utf8_json(std::move(r)).dump() + '\n';
   }
-  out.flush();
-  if (!out) throw ResultsError(path.string() + ": write failed (folder read-only, disk full?)");
+  append_text(path, text);  // all of them or none
+}
+
+void ResultsWriter::refresh() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  FileLock lock(path_);
+  sync_locked();
 }
 
 std::vector<Outcome> ResultsWriter::take_foreign() {

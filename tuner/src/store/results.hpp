@@ -2,10 +2,11 @@
 //
 //   line 1:  {"format": "adaexplore-results", "version": 1, "kernel": "...", "key": "<hash>",
 //             "key_parts": {...}, "device": {...}, "strategy": "...", "seed": N, "started": "<UTC
-//             ISO 8601>", "host": "<host name of the tuning>", "merged_from": [{"path", "host",
-//             "merged"}]  (only in a file created by `merge`)}
+//             ISO 8601>", "host": "<host name of the tuning>", "budget": N (the tuning's evaluations
+//             budget; since 2026-12-05), "merged_from": [{"path", "host", "merged"}]  (only in a
+//             file created by `merge`)}
 //   line n:  {"index": n-2, <outcome record: label, config, status, objective_ms, timing, ...>,
-//             "origin": {"host", "pid"},                    (who measured it)
+//             "origin": {"host", "pid", "budget"},          (who measured it, under which budget)
 //             "finished": "<UTC ISO 8601 with milliseconds>"  (when it was recorded; absent in
 //                                                            files written before 2026-12-02)
 //             "merged_from": {"path", "host", "merged"}     (only in a record copied by `merge`)}
@@ -66,6 +67,10 @@ struct ResultsHeader {
   /// that a resumed tuning and the header keep its budget. Empty for a kernel without sizes (the
   /// field "size_start" is then left out).
   std::string size_start;
+  /// The evaluations budget of the tuning that started the file (after --budget; a size's own
+  /// budget), "budget" in the header line; each record of a tuning also names its tuning's budget
+  /// in "origin". Unset in files written before 2026-12-05.
+  std::optional<std::size_t> budget;
   nlohmann::json merged_from = nlohmann::json::array();  // [{"path", "host", "merged"}], by `merge`
   nlohmann::json other = nlohmann::json::object();  // fields this tuner does not know, kept as read
 };
@@ -84,6 +89,9 @@ struct ResultsFile {
   /// from a ResultsWriter.
   std::vector<std::size_t> record_index;
   std::vector<std::string> warnings;  // e.g. a dropped half-written last line
+  /// The budget of the latest tuning that recorded into the file (recorded_budget): what a header
+  /// written from the file states, as the tuning's own header did.
+  std::optional<std::size_t> budget;
 };
 
 /// One record line as read, without a search space.
@@ -107,6 +115,10 @@ struct RawResults {
 /// malformed content.
 RawResults read_raw_results(const std::filesystem::path& path, bool take_lock = true);
 
+/// The evaluations budget of the latest tuning that recorded into the file: the last record's
+/// "origin": {"budget"}, else the header line's "budget"; unset when neither says (older files).
+std::optional<std::size_t> recorded_budget(const RawResults& raw);
+
 /// Reads a results file (under its lock): outcomes rebuilt in `space`, the first record of each
 /// configuration kept. Throws ResultsError naming the file and line for malformed content.
 ResultsFile read_results(const std::filesystem::path& path, const Space& space);
@@ -120,8 +132,9 @@ ResultsFile results_from_raw(const RawResults& raw, const std::filesystem::path&
 /// and its '\n' and flushes. Thread-safe; several writers may share one file.
 class ResultsWriter {
  public:
-  /// `space` rebuilds other writers' records as outcomes. Throws ResultsError when the file
-  /// cannot be created, or holds another key or kernel than `header` (both quoted).
+  /// `space` rebuilds other writers' records as outcomes. Throws EnvironmentError (files.hpp) when
+  /// the file or its folder cannot be created (a file in the folder's place, permissions, disk),
+  /// ResultsError when it holds another key or kernel than `header` (both quoted).
   ResultsWriter(const std::filesystem::path& path, const ResultsHeader& header, const Space& space);
   /// As above; `first_index` is ignored (the index is the record's position in the file). Kept
   /// for callers written before several writers could share a file.
@@ -133,13 +146,17 @@ class ResultsWriter {
   /// see ResultsFile), read under the lock; what it returns is not handed out again by
   /// take_foreign.
   ResultsFile read_existing();
-  /// Appends one outcome (with "origin": this host and process).
+  /// Appends one outcome (with "origin": this host and process, and the header's budget).
   void append(const Outcome& outcome);
   /// Appends one record as it is (merge); its "index" is set to its position.
   void append_json(nlohmann::json record);
   /// Records that other writers appended, seen by the appends since the last call (oldest
-  /// first); empty when read_existing/append found none. Does not read the file itself.
+  /// first); empty when read_existing/append/refresh found none. Does not read the file itself.
   std::vector<Outcome> take_foreign();
+  /// Reads what other writers appended since the last look (under the file's lock), for
+  /// take_foreign: a tuning asks before it measures a configuration, so that one another process
+  /// measured meanwhile is not measured again.
+  void refresh();
   /// Warnings met while reading other writers' records (a dropped half-written line).
   std::vector<std::string> take_warnings();
   const std::filesystem::path& path() const { return path_; }

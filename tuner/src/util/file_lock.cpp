@@ -1,10 +1,13 @@
 #include "util/file_lock.hpp"
 
 #include <boost/interprocess/exceptions.hpp>
+#include <cerrno>
 #include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
+
+#include "util/files.hpp"
 
 namespace adaexplore {
 namespace {
@@ -31,16 +34,28 @@ FileLock::FileLock(const fs::path& data_file) {
   thread_lock_ = std::unique_lock<std::mutex>(thread_mutex_for(lock_file));
   // Created while no thread of this process holds its fcntl lock (the mutex above): closing this
   // descriptor would otherwise release that lock.
+  if (lock_file.has_parent_path()) ensure_folder(lock_file.parent_path());  // names a file in the folder's place
   std::error_code ec;
-  if (lock_file.has_parent_path()) fs::create_directories(lock_file.parent_path(), ec);
-  if (!fs::exists(lock_file)) std::ofstream(lock_file, std::ios::app);
+  if (!fs::exists(lock_file, ec)) std::ofstream(lock_file, std::ios::app);
   try {
     file_lock_ = boost::interprocess::file_lock(lock_file.c_str());
     file_lock_.lock();
   } catch (const boost::interprocess::interprocess_exception& e) {
-    throw std::runtime_error(
-        lock_file.string() + ": cannot take the lock that guards " + data_file.string() + " (" +
-        e.what() + "); the folder must be writable and its file system support POSIX locks");
+    // The cause in words: only a refused lock is the file system's lack of POSIX locks.
+    const int error = e.get_native_error();
+    std::string why = "the folder must be writable and its file system support POSIX locks";
+    if (error == EACCES || error == EPERM || error == EROFS)
+      why = "the folder is not writable by this user (or is on a read-only file system)";
+    else if (error == ENOENT || error == ENOTDIR)
+      why = "the lock file could not be created: is the folder writable?";
+    else if (error == EISDIR)
+      why = "a folder stands where the lock file must be: move it aside";
+    else if (error == ENOSPC || error == EDQUOT)
+      why = "the disk (or the user's quota) is full";
+    else if (error == ENOLCK || error == EOPNOTSUPP || error == EINVAL)
+      why = "the file system does not support POSIX locks (some network file systems): use a local folder";
+    throw EnvironmentError(lock_file.string() + ": cannot take the lock that guards " + data_file.string() + " (" +
+                           e.what() + "); " + why);
   }
 }
 

@@ -22,8 +22,9 @@ std::filesystem::path lock_path_for(const std::filesystem::path& data_file);
 class FileLock {
  public:
   /// Blocks until `data_file`'s lock is held by this thread; creates the lock file (and its
-  /// folder) when missing. Throws std::runtime_error naming the lock file when it cannot be
-  /// created or locked (read-only folder, a file system without locks).
+  /// folder) when missing. Throws EnvironmentError (files.hpp) naming the lock file and the cause
+  /// when it cannot be created or locked (a file in the folder's place, a read-only folder, a full
+  /// disk, a file system without locks).
   explicit FileLock(const std::filesystem::path& data_file);
   /// For pure readers: the lock when `data_file`'s lock file already exists (a writer made it)
   /// and can be locked; nullptr otherwise. Creates nothing, neither the lock file nor a folder, so

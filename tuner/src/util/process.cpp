@@ -139,7 +139,7 @@ std::string read_captured(const std::filesystem::path& p, std::size_t limit) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
-  return truncate_middle(ss.str(), limit);
+  return truncate_middle(valid_utf8(ss.str()), limit);
 }
 
 std::string ProcessResult::describe() const {

@@ -38,7 +38,7 @@ struct ProcessResult {
   bool timed_out = false;        // killed (with its process group) after timeout_s
   bool failed_to_start = false;  // e.g. the executable does not exist; message in error
   std::string error;
-  std::string out;               // captured stdout (truncated in the middle to capture_limit)
+  std::string out;               // captured stdout, valid UTF-8 (read_captured), truncated in the middle to capture_limit
   std::string err;               // captured stderr (likewise)
   double wall_ms = 0;
 
@@ -49,8 +49,9 @@ struct ProcessResult {
   std::string command_line() const;
 };
 
-/// A program's captured output file, truncated in the middle to `limit` characters; empty when the
-/// file is missing (run_process, and the runner for a module's run.out/run.err).
+/// A program's captured output file as valid UTF-8 (text.hpp valid_utf8: a compiler echoing a
+/// Latin-1 comment, a benchmark printing Latin-1), truncated in the middle to `limit` characters;
+/// empty when the file is missing (run_process, and the runner for a module's run.out/run.err).
 std::string read_captured(const std::filesystem::path& path, std::size_t limit = 64 * 1024);
 
 /// Runs argv[0] (looked up in PATH when it has no '/') with arguments argv[1...].
