@@ -426,6 +426,21 @@ def one_size_spec(spec_path):
     if [M, N, K] not in [[dict(zip(names, v)).get(d) for d in ("M", "N", "K")] for v in values]:
         print(f"{spec_path}: its sizes ({values}) do not include M = N = K = {M}; tuning at {M} anyway")
     del spec["sizes"]
+    # The declared launch, arguments and tolerance read the size names: the values in their place.
+    at = {d: str(v) for d, v in zip(("M", "N", "K"), (M, N, K)) if d in names}
+
+    def fixed(x):
+        if isinstance(x, str):
+            return re.sub(r"\b(" + "|".join(at) + r")\b", lambda m: at[m.group(1)], x) if at else x
+        if isinstance(x, list):
+            return [fixed(v) for v in x]
+        if isinstance(x, dict):
+            return {k: fixed(v) for k, v in x.items()}
+        return x
+
+    for key in ("launch", "arguments", "tolerance"):
+        if key in spec:
+            spec[key] = fixed(spec[key])
     run = spec.setdefault("run", {})
     run["args"] = [x for x in run.get("args", []) if x != "--size"] + ["--size", str(M)]
     path = Path(spec_path).with_name(f"spec-{M}.json")

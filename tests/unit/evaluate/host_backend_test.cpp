@@ -304,7 +304,8 @@ TEST_P(HostBackendTest, NearTiesAreReMeasuredInterleavedRounds) {
     EXPECT_GE(k.median_ms, *std::min_element(k.round_ms.begin(), k.round_ms.end()));
     EXPECT_LE(k.median_ms, *std::max_element(k.round_ms.begin(), k.round_ms.end()));
   }
-  EXPECT_LE(c.contenders[*c.winner].median_ms, c.contenders[1 - *c.winner].median_ms);
+  // The faster median wins, or within kTieMargin of it the first in the space's order (crown.hpp).
+  EXPECT_LE(c.contenders[*c.winner].median_ms, c.contenders[1 - *c.winner].median_ms * (1 + kTieMargin));
   EXPECT_EQ(c.changed, *c.winner != 0);
   EXPECT_EQ(c.to_json()["contenders"].size(), 2u);
   for (const auto& entry : fs::recursive_directory_iterator(dir_))
