@@ -1,24 +1,29 @@
-// AdaExplore benchmark harness for CUDA kernels. A benchmark program includes this header and
-// the rendered kernel template, declares its buffers and reference, and hands the launch to
-// Benchmark::run(), which verifies, times and writes the result record the tuner reads (the
-// protocol is described in harness_common.hpp).
+// AdaExplore benchmark harness for CUDA kernels. A benchmark declares its buffers and reference
+// and hands the launch to Benchmark::run(), which verifies, times and writes the result record the
+// tuner reads (the protocol is described in harness_common.hpp). Many kernels need no benchmark
+// file: the tuning call's ARGS declare the arguments and the tuner writes one
+// (docs/first-tuning.md, the guide to this API). One written by hand, for a kernel whose launch
+// shape the call declares (BLOCK_DIM, GRID_DIM) and whose reference is a configuration (REFERENCE):
 //
 //   #include <adaexplore/harness.cuh>
-//   #include "vector_add.cuh"                       // the rendered template
 //
 //   int main(int argc, char** argv) {
 //     adaexplore::Benchmark bench(argc, argv);
-//     const std::size_t n = std::size_t(1) << 26;
+//     const int n = 1 << 26;
 //     auto a = bench.input<float>(n);              // random, never zeros; host copy in a.host()
 //     auto b = bench.input<float>(n);
 //     auto c = bench.output<float>(n);             // poisoned (NaN bytes) before the checked run
-//     std::vector<float> ref(n);
-//     for (std::size_t i = 0; i < n; ++i) ref[i] = a.host()[i] + b.host()[i];
+//     bench.set_global("scale", std::vector<float>{2.0f});  // a __constant__ of the kernel, by name
 //     bench.bytes(3.0 * n * sizeof(float));        // for GB/s in the record
-//     bench.check_launch(vector_add_kernel, dim3(256));  // the driver's verdict, before any launch
-//     return bench.run([&](cudaStream_t s) { launch_vector_add(a.get(), b.get(), c.get(), n, s); },
-//                      [&] { return bench.compare(c, ref); });
+//     const adaexplore::Kernel add = bench.kernel();  // KERNEL_NAME's kernel, this configuration's cubin
+//     return bench.run([&] { bench.launch(add, a, b, c, n); },   // the declared shape
+//                      bench.tolerance());         // outputs against the REFERENCE configuration's
 //   }
+//
+// The same source serves both compile units (the kernel unit and the whole program): no #ifdef.
+// kernel(name), param(name), exported(name), set_global/get_global and launch() read the active
+// configuration's cubin. Without a REFERENCE, run(launch, [&] { return bench.compare(c, ref); })
+// checks against a host reference (bench.once() computes it once per runner).
 //
 // Buffers:  input<T>(n)  random, read-only for the kernel.
 //           inout<T>(n)  random; restored from a pristine copy before EVERY run (untimed), for
@@ -32,7 +37,7 @@
 // Reading results back for the verification: download(buf) copies the whole buffer to the host;
 // gather(buf, indices) reads only the elements at those indices and nonfinite(buf) counts NaN and
 // infinite elements on the device, so a check of "every element finite, a sample exact" of a
-// large output reads back kilobytes, not the buffer (examples/gemm/gemm_bench.cu).
+// large output reads back kilobytes, not the buffer.
 // before_each(fn) runs a user hook before every run, untimed (e.g. zero an atomic counter).
 // Kernels using more than 48 KiB of dynamic shared memory: bench.dynamic_shared(kernel, bytes)
 // sets cudaFuncAttributeMaxDynamicSharedMemorySize (resource_limit when above the opt-in limit).
