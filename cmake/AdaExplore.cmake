@@ -203,13 +203,18 @@ lines as they come, its other messages (stderr) inside the error, or after a tun
   ``MACRO_PREFIX <prefix>``
     The header also gets ``#define <prefix><PARAM> <value>`` lines for the winner (after the
     namespace; ``""`` defines the parameters' own names, as a macro-configured kernel reads them)
-    and a first line ``// adaexplore: {...}`` that tools read. Default for ``KERNEL_SOURCE``:
-    ``ADAEXPLORE_<NAME>_``; unset otherwise (no ``#define`` lines).
+    and a line ``// adaexplore: {...}`` before ``#pragma once`` that tools (``DEFINE_PARAMS``) read.
+    Default ``ADAEXPLORE_<NAME>_``: every header has the lines. A unit that includes a header with
+    the prefix ``""`` sees the parameters' names as macros: it must not also use the header's
+    constants of the same names.
 
   ``DEFINE_PARAMS PUBLIC|PRIVATE|INTERFACE``
-    With ``TARGET``: the winner's macros (``MACRO_PREFIX``) become compile definitions of the
-    target, so its sources (a macro-configured kernel) compile with the tuned values without
-    including the header.
+    With ``TARGET``: the winner's values become compile definitions ``-D<PARAM>=<value>`` of the
+    target (the parameters' own names, whatever ``MACRO_PREFIX``), so its sources (a
+    macro-configured kernel) compile with the tuned values. With ``SIZES``, the first size's
+    values; a header for several GPUs is refused. Those sources must not include the header (its
+    constants have the same names as the macros): a source that needs ``kTuned`` or the constants
+    belongs to another target.
 
   ``BENCHMARK <file>``
     Required unless ``ARGS`` is given. The benchmark program: builds inputs, checks against a reference, launches and
@@ -1858,6 +1863,12 @@ function(_adaexplore_define_params name target scope header)
                      "adaexplore-pin on a machine that tunes), or remove DEFINE_PARAMS.")
   endif()
   string(REGEX REPLACE "^// adaexplore: " "" json "${line}")
+  string(JSON devices ERROR_VARIABLE single GET "${json}" devices)
+  if(NOT single)  # one header for several GPUs: one set of -D values cannot serve them
+    _adaexplore_fail("${name}" "DEFINE_PARAMS gives TARGET one value per parameter, and ${header} holds "
+                     "winners for several GPUs (its values differ per compute capability): use its "
+                     "#if __CUDA_ARCH__ lines (MACRO_PREFIX) in the sources instead, or remove DEFINE_PARAMS.")
+  endif()
   string(JSON count LENGTH "${json}" config)
   set(definitions "")
   if(count GREATER 0)

@@ -359,7 +359,7 @@ class Benchmark {
     if (!c.block[0] || !c.grid[0])
       fail("launch_error", "",
            "Benchmark::launch(kernel, ...) launches with the declared launch shape, and none was given: declare "
-           "BLOCK and GRID in adaexplore_tune_kernel (the spec's launch.block and launch.grid), or launch with "
+           "BLOCK_DIM and GRID_DIM in adaexplore_tune_kernel (the spec's launch.block and launch.grid), or launch with "
            "kernel.launch(grid, block, shared_bytes, stream, ...)");
     const dim3 grid(c.grid[0], c.grid[1], c.grid[2]), block(c.block[0], c.block[1], c.block[2]);
     prepare_declared_launch(kernel, block, static_cast<std::size_t>(c.shared));
@@ -1167,7 +1167,7 @@ ADAEXPLORE_FN Kernel Benchmark::kernel() {
   if (options_.kernel_name.empty())
     fail("launch_error", "",
          "Benchmark::kernel() without a name launches the kernel the tuning call names, and it names none: declare "
-         "KERNEL <name> in adaexplore_tune_kernel (the spec's \"kernel\"), or call kernel(\"name\")");
+         "KERNEL_NAME <name> in adaexplore_tune_kernel (the spec's \"kernel\"), or call kernel(\"name\")");
   return kernel(options_.kernel_name);
 }
 

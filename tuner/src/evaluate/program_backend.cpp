@@ -705,7 +705,7 @@ const fs::path& ProgramBackend::reference_cubin() {
     }
     Prepared ref;
     ref.config = spec_.reference.config;
-    ref.directory = fs::absolute(spec_.work_dir / "reference");
+    ref.directory = fs::absolute(work_.path() / "reference");  // this tuning's own work folder (concurrent tunings)
     fs::create_directories(ref.directory);
     ref.executable = ref.directory / cubin_compiler_->artifact();
     render(ref.config, ref.directory);
