@@ -13,6 +13,7 @@
 #include "evaluate/backends.hpp"
 #include "cli/commands.hpp"
 #include "loop/confirm.hpp"
+#include "loop/crown.hpp"
 #include "store/database.hpp"
 #include "evaluate/program_backend.hpp"
 #include "evaluate/render.hpp"
