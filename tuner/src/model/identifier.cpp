@@ -1,6 +1,7 @@
 #include "model/identifier.hpp"
 
 #include <map>
+#include <regex>
 
 namespace adaexplore {
 namespace {
@@ -68,6 +69,16 @@ std::string reserved_name_problem(const std::string& name, NameUse use) {
     suggestion = (suggestion.empty() ? std::string("name") : suggestion) + "_value";
   return "'" + name + "' is a C++ keyword or a name reserved in the generated header (" + why + "); " +
          use_words(use, name, suggestion);
+}
+
+bool is_identifier(const std::string& text) {
+  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+  return std::regex_match(text, identifier);
+}
+
+bool is_qualified_identifier(const std::string& text) {
+  static const std::regex qualified("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*");
+  return std::regex_match(text, qualified);
 }
 
 }  // namespace adaexplore

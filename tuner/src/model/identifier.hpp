@@ -12,6 +12,11 @@
 
 namespace adaexplore {
 
+/// Whether `text` is a C++ identifier: [A-Za-z_][A-Za-z0-9_]* (the form every name of a spec takes).
+bool is_identifier(const std::string& text);
+/// Whether `text` is identifiers joined by ::, e.g. blas::tuning or ns::kernel.
+bool is_qualified_identifier(const std::string& text);
+
 /// Where a name goes in the header.
 enum class NameUse {
   kernel,      // the spec's "name": the default namespace adaexplore::<name>, the file <name>.hpp

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/identifier.hpp"
 #include "model/spec.hpp"
 
 namespace adaexplore {
@@ -107,11 +108,6 @@ std::string json_text(const nlohmann::json& j, const char* key, const Spec& s, c
   return j[key].get<std::string>();
 }
 
-bool is_identifier(const std::string& text) {
-  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
-  return std::regex_match(text, identifier);
-}
-
 std::string trimmed(const std::string& text) {
   const std::size_t begin = text.find_first_not_of(" \t");
   if (begin == std::string::npos) return "";
@@ -177,8 +173,7 @@ ArgumentSpec parse_argument(const Spec& s, const nlohmann::json& given, std::siz
   if (arg.name.empty() || arg.kind.empty() || arg.type.empty())
     fail(s, where, "needs \"name\", \"kind\" and \"type\"");
   where += " (" + arg.name + ")";
-  static const std::regex qualified("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*");
-  if (!(arg.kind == "global" ? std::regex_match(arg.name, qualified) : is_identifier(arg.name)))
+  if (!(arg.kind == "global" ? is_qualified_identifier(arg.name) : is_identifier(arg.name)))
     fail(s, where, "the name '" + arg.name + "' is not a C++ identifier" +
                        (arg.kind == "global" ? " (a global may be qualified: ns::name)" : ""));
   if (!names.insert(arg.name).second) fail(s, where, "the name '" + arg.name + "' is given twice");
@@ -318,8 +313,7 @@ std::optional<long long> whole_value(const Expr& e, const Space& space, const Co
 
 void parse_kernel_parts(const nlohmann::json& j, Spec& s) {
   s.kernel = json_text(j, "kernel", s, "kernel");
-  static const std::regex kernel_name("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*");
-  if (!s.kernel.empty() && !std::regex_match(s.kernel, kernel_name))
+  if (!s.kernel.empty() && !is_qualified_identifier(s.kernel))
     fail(s, "kernel", "'" + s.kernel + "' is not a kernel's name (an identifier, possibly qualified: ns::kernel)");
   if (s.macro_kernel && s.backend != "cuda")
     fail(s, "kernel_source", "a macro-configured kernel is a CUDA kernel; use \"template\" for backend " + s.backend);

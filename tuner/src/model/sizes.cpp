@@ -54,9 +54,8 @@ SizesSpec parse_sizes(const nlohmann::json& j, const std::vector<std::string>& r
       fail("sizes." + key, "unknown key (check its spelling; known: budget, names, values, warm_start)");
   if (!j.contains("names") || !j["names"].is_array() || j["names"].empty())
     fail("sizes.names", "required, a non-empty array of the size's names (e.g. [\"M\", \"N\", \"K\"])");
-  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
   for (const auto& n : j["names"]) {
-    if (!n.is_string() || !std::regex_match(n.get<std::string>(), identifier))
+    if (!n.is_string() || !is_identifier(n.get<std::string>()))
       fail("sizes.names", n.dump() + " is not an identifier (letters, digits, _; not starting with a digit)");
     const std::string name = n.get<std::string>();
     if (std::find(s.names.begin(), s.names.end(), name) != s.names.end())

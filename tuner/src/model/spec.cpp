@@ -117,7 +117,6 @@ double timeout_factor(const nlohmann::json& run, const std::filesystem::path& fi
 std::vector<Parameter> parse_parameters(const nlohmann::json& j, const std::filesystem::path& file) {
   if (!j.is_array() || j.empty()) fail(file, "parameters", "must be a non-empty array of {\"name\", \"values\"|\"range\"}");
   std::vector<Parameter> params;
-  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
   for (std::size_t i = 0; i < j.size(); ++i) {
     const auto& p = j[i];
     const std::string where = "parameters[" + std::to_string(i) + "]";
@@ -125,7 +124,7 @@ std::vector<Parameter> parse_parameters(const nlohmann::json& j, const std::file
       fail(file, where, "needs a \"name\" (string)");
     Parameter param;
     param.name = p["name"].get<std::string>();
-    if (!std::regex_match(param.name, identifier))
+    if (!is_identifier(param.name))
       fail(file, where, "name '" + param.name + "' is not an identifier (letters, digits, _; not starting with a digit)");
     if (const std::string problem = reserved_name_problem(param.name, NameUse::parameter); !problem.empty())
       fail(file, where, "name " + problem);
@@ -164,10 +163,10 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     return j[key].get<std::string>();
   };
   s.name = need_string("name");
-  if (!std::regex_match(s.name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+  if (!is_identifier(s.name))
     fail(file, "name", "'" + s.name + "' is not an identifier (it names the header and the namespace)");
   s.name_space = optional_string(j, "namespace", "adaexplore::" + s.name, file, "namespace");
-  if (!std::regex_match(s.name_space, std::regex("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")))
+  if (!is_qualified_identifier(s.name_space))
     fail(file, "namespace", "'" + s.name_space + "' is not a C++ namespace name (e.g. adaexplore::" + s.name + ")");
   // Each part of the namespace, checked where it came from: the kernel's name makes the default one.
   if (!j.contains("namespace")) {
