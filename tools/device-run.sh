@@ -98,7 +98,7 @@
 #   tuning with every compile worker busy (--in-flight jobs+1, the loop before 2026-12-01).
 #   report: the tuning report with staged profiling (issue 22): ncu's version and a probe profile
 #   first (tools/ncu-probe.sh), then the gemm example's spec (configured with
-#   ADAEXPLORE_MODE=DEFAULTS, one size: GEMM_SIZES empty) tuned with --profile into a fresh results
+#   ADAEXPLORE_MODE=DEFAULTS, one size: GEMM_SIZES "M=4096 N=4096 K=4096") tuned with --profile into a fresh results
 #   file, budget REPORT_BUDGET (120), time limit REPORT_TIME_LIMIT (240 s); results, report and
 #   the profiles' logs under $OUT/logs/report/. Then the gemm example configured for real with
 #   -DADAEXPLORE_PROFILE=gemm (budget REPORT_CMAKE_BUDGET, 30, at the smaller size): the module's status lines name the
@@ -453,7 +453,7 @@ if [ $run_mpi = 1 ]; then
   step mpi-build cmake --build build-mpi -j "$jobs" --target adaexplore-tuner
   ptuner=$PWD/build-mpi/tuner/adaexplore-tuner
   rm -rf build-mpi-gemm
-  step mpi-configure cmake -S examples/gemm -B build-mpi-gemm "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$ptuner" -DADAEXPLORE_MODE=DEFAULTS -DGEMM_SIZES=
+  step mpi-configure cmake -S examples/gemm -B build-mpi-gemm "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$ptuner" -DADAEXPLORE_MODE=DEFAULTS "-DGEMM_SIZES=M=4096 N=4096 K=4096"
   pspec=build-mpi-gemm/_adaexplore/kernels/gemm/spec.json
   ngpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
@@ -474,7 +474,7 @@ if [ $run_report = 1 ]; then
   mkdir -p "$rdir/ncu-probe"
   step report-ncu-probe env OUT="$rdir/ncu-probe" bash tools/ncu-probe.sh
   rm -rf build-report
-  step report-configure cmake -S examples/gemm -B build-report "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS -DGEMM_SIZES=
+  step report-configure cmake -S examples/gemm -B build-report "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS "-DGEMM_SIZES=M=4096 N=4096 K=4096"
   cp build-report/_adaexplore/kernels/gemm/spec.json "$rdir/spec.json"
   step report-tune "$tuner" tune --spec build-report/_adaexplore/kernels/gemm/spec.json --budget "${REPORT_BUDGET:-120}" --time-limit "${REPORT_TIME_LIMIT:-240}" --fresh --profile --results "$rdir/gemm.jsonl" --header "$rdir/gemm.hpp" --report "$rdir/gemm.report.html"
   cp "$OUT/logs/report-tune.log" "$rdir/"
