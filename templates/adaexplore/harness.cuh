@@ -357,7 +357,7 @@ class Benchmark {
   void launch(const Kernel& kernel, const Args&... args) {
     const detail::ConfigurationOptions& c = active();
     if (!c.block[0] || !c.grid[0])
-      fail("launch_error", "",
+      fail(status::launch_error, "",
            "Benchmark::launch(kernel, ...) launches with the declared launch shape, and none was given: declare "
            "BLOCK_DIM and GRID_DIM in adaexplore_tune_kernel (the spec's launch.block and launch.grid), or launch with "
            "kernel.launch(grid, block, shared_bytes, stream, ...)");
@@ -489,7 +489,7 @@ class Benchmark {
   void dynamic_shared(const Kernel& kernel, std::size_t bytes) { dynamic_shared_for(kernel.function(), bytes); }
   void dynamic_shared_for(const void* function, std::size_t bytes) {
     if (bytes > static_cast<std::size_t>(optin_shared_))
-      fail("resource_limit", "", "the kernel asks for " + std::to_string(bytes) +
+      fail(status::resource_limit, "", "the kernel asks for " + std::to_string(bytes) +
                                      " bytes of dynamic shared memory; this device allows " +
                                      std::to_string(optin_shared_) + " per block with opt-in");
     check(cudaFuncSetAttribute(function, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -539,7 +539,7 @@ class Benchmark {
   template <typename T>
   Verification compare(const DeviceBuffer<T>& out, const std::vector<T>& expected, Tolerance tol = {}) {
     if (expected.size() != out.size())
-      fail("wrong_result", "", "reference has " + std::to_string(expected.size()) + " values, output " +
+      fail(status::wrong_result, "", "reference has " + std::to_string(expected.size()) + " values, output " +
                                    std::to_string(out.size()));
     if constexpr (std::is_arithmetic<T>::value) {
       if (detail::OnceEntry* entry = once_entry(expected.data(), expected.size() * sizeof(T)); entry && out.size()) {
@@ -631,7 +631,7 @@ class Benchmark {
       e = cudaMalloc(&p, bytes);
     }
     if (e != cudaSuccess)
-      fail("resource_limit", cudaGetErrorName(e), std::string("cudaMalloc(") + what + ", " +
+      fail(status::resource_limit, cudaGetErrorName(e), std::string("cudaMalloc(") + what + ", " +
                                                        std::to_string(bytes) + " bytes): " + cudaGetErrorString(e));
     record_.allocated_bytes += bytes;
     return std::shared_ptr<T>(p, deleter);
@@ -864,7 +864,7 @@ class Benchmark {
     c.capture = [this, b](const std::string& key) { (void)once(key, [&] { return download(b); }); };
     c.compare = [this, b](const std::string& key, Tolerance tol) {
       const std::vector<T>& expected = once(key, [&]() -> std::vector<T> {
-        fail("launch_error", "", "the reference configuration's outputs are missing (a bug of the harness)");
+        fail(status::launch_error, "", "the reference configuration's outputs are missing (a bug of the harness)");
       });
       if constexpr (std::is_arithmetic<T>::value) {
         return compare(b, expected, tol);
@@ -891,7 +891,7 @@ std::vector<T> Benchmark::gather(const DeviceBuffer<T>& b, const std::vector<std
   std::vector<unsigned long long> index(indices.begin(), indices.end());
   for (std::size_t i = 0; i < index.size(); ++i)
     if (index[i] >= b.size())
-      fail("launch_error", "", "gather: index " + std::to_string(index[i]) + " is outside the buffer's " +
+      fail(status::launch_error, "", "gather: index " + std::to_string(index[i]) + " is outside the buffer's " +
                                    std::to_string(b.size()) + " elements (a bug in the benchmark)");
   auto device_index = allocate<unsigned long long>(index.size(), "gather indices");
   auto device_out = allocate<T>(out.size(), "gather values");
@@ -1106,7 +1106,7 @@ ADAEXPLORE_FN cudaLibrary_t Benchmark::library() {
   if (l.library) return l.library;
   const std::string& file = active().kernel_file;
   if (file.empty())
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          "Benchmark::kernel(), exported() and set_global() need the configuration's cubin (--adaexplore-kernel FILE): "
          "the tuner passes it unless the benchmark includes the rendered template (then compiled whole with it: "
          "launch its kernels with <<<>>>); this benchmark was run without it");
@@ -1118,7 +1118,7 @@ ADAEXPLORE_FN cudaLibrary_t Benchmark::library() {
 
 ADAEXPLORE_FN detail::ResolvedKernel& Benchmark::resolve(const std::string& query) {
 #if ADAEXPLORE_CUDART_VERSION < 12040
-  fail("launch_error", "",
+  fail(status::launch_error, "",
        "Benchmark::kernel(\"" + query + "\") needs CUDA 12.4 or newer (cudaLibraryEnumerateKernels, cudaFuncGetName); "
        "this benchmark was compiled against CUDA " + std::to_string(ADAEXPLORE_CUDART_VERSION / 1000) + "." +
            std::to_string(ADAEXPLORE_CUDART_VERSION % 1000 / 10) +
@@ -1146,7 +1146,7 @@ ADAEXPLORE_FN detail::ResolvedKernel& Benchmark::resolve(const std::string& quer
     if (detail::names_kernel(query, kernel.name, kernel.mangled)) found.push_back(kernel);
   }
   if (found.size() != 1)
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          std::string(found.empty() ? "no kernel" : "more than one kernel") + " named " + query + " in " +
              active().kernel_file + " (its kernels: " + (listed.empty() ? "none" : listed) +
              "); name one by its full or mangled name, and make the template instantiate it (a launch of it in "
@@ -1165,7 +1165,7 @@ ADAEXPLORE_FN Kernel Benchmark::kernel(const std::string& name) {
 
 ADAEXPLORE_FN Kernel Benchmark::kernel() {
   if (options_.kernel_name.empty())
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          "Benchmark::kernel() without a name launches the kernel the tuning call names, and it names none: declare "
          "KERNEL_NAME <name> in adaexplore_tune_kernel (the spec's \"kernel\"), or call kernel(\"name\")");
   return kernel(options_.kernel_name);
@@ -1193,7 +1193,7 @@ ADAEXPLORE_FN const std::string& Benchmark::param_text(const std::string& name) 
     if (p.first == name) return p.second;
   std::string known;
   for (const auto& p : active().params) known += (known.empty() ? "" : ", ") + p.first;
-  fail("launch_error", "",
+  fail(status::launch_error, "",
        "Benchmark::param(\"" + name + "\"): no such parameter (given: " + (known.empty() ? "none" : known) +
            "); the tuner passes every parameter of the space (--adaexplore-param NAME=VALUE)");
 }
@@ -1203,7 +1203,7 @@ ADAEXPLORE_FN double Benchmark::value(const std::string& name) {
     if (v.first == name) return v.second;
   std::string known;
   for (const auto& v : active().values) known += (known.empty() ? "" : ", ") + v.first;
-  fail("launch_error", "",
+  fail(status::launch_error, "",
        "Benchmark::value(\"" + name + "\"): no such value (given: " + (known.empty() ? "none" : known) +
            "); the tuner passes the lengths and values of the spec's \"arguments\" (--adaexplore-value NAME=VALUE)");
 }
@@ -1211,7 +1211,7 @@ ADAEXPLORE_FN double Benchmark::value(const std::string& name) {
 ADAEXPLORE_FN long long Benchmark::size(const std::string& name) {
   long long value = 0;
   std::string error;
-  if (!options_.size(name, nullptr, value, error)) fail("launch_error", "", "Benchmark::" + error);
+  if (!options_.size(name, nullptr, value, error)) fail(status::launch_error, "", "Benchmark::" + error);
   return value;
 }
 
@@ -1227,7 +1227,7 @@ ADAEXPLORE_FN long long Benchmark::param(const std::string& name) {
   char* end = nullptr;
   const long long value = std::strtoll(text.c_str(), &end, 0);
   if (text.empty() || *end != '\0')
-    fail("launch_error", "", "Benchmark::param(\"" + name + "\"): the value \"" + text +
+    fail(status::launch_error, "", "Benchmark::param(\"" + name + "\"): the value \"" + text +
                                  "\" is not an integer; read it with param_text()");
   return value;
 }
@@ -1241,7 +1241,7 @@ ADAEXPLORE_FN long long Benchmark::exported(const std::string& name) {
   const std::string symbol = "adaexplore_export_" + name;
   if (cudaLibraryGetKernel(&k, lib, symbol.c_str()) != cudaSuccess) {
     (void)cudaGetLastError();
-    fail("launch_error", "", "Benchmark::exported(\"" + name + "\"): " + active().kernel_file + " has no " + symbol +
+    fail(status::launch_error, "", "Benchmark::exported(\"" + name + "\"): " + active().kernel_file + " has no " + symbol +
                                  "; export the value in the template with ADAEXPLORE_EXPORT(" + name +
                                  ", expression) (adaexplore/kernel_unit.cuh)");
   }
@@ -1290,12 +1290,12 @@ ADAEXPLORE_FN void Benchmark::set_global_in(cudaLibrary_t library, const std::st
   std::size_t size = 0;
   const std::string& file = loaded_[0].library == library ? options_.config.kernel_file : options_.reference.kernel_file;
   if (!find_global(library, symbol, &address, &size))
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          "Benchmark::set_global(\"" + symbol + "\"): " + file + " has no __constant__ or __device__ variable " + symbol +
              " (the compiler drops a variable no kernel uses; one in a namespace is named ns::" + symbol +
              " or by its mangled name)");
   if (bytes > size)
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          "Benchmark::set_global(\"" + symbol + "\"): " + std::to_string(bytes) + " bytes given, the variable has " +
              std::to_string(size) + " in " + file);
   check(cudaMemcpy(address, data, bytes, cudaMemcpyHostToDevice), ("cudaMemcpy(set_global " + symbol + ")").c_str());
@@ -1313,11 +1313,11 @@ ADAEXPLORE_FN void Benchmark::get_global_bytes(const std::string& symbol, void* 
   void* address = nullptr;
   std::size_t size = 0;
   if (!find_global(library(), symbol, &address, &size))
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          "Benchmark::get_global(\"" + symbol + "\"): " + active().kernel_file + " has no __constant__ or __device__ "
          "variable " + symbol + " (the compiler drops a variable no kernel uses)");
   if (bytes > size)
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          "Benchmark::get_global(\"" + symbol + "\"): " + std::to_string(bytes) + " bytes asked for, the variable has " +
              std::to_string(size));
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize(get_global)");
@@ -1335,20 +1335,20 @@ ADAEXPLORE_FN void Kernel::check_arguments(detail::ResolvedKernel& k, const std:
     // cudaErrorInvalidValue: no parameter i (the end of the list); anything else is the runtime's
     // own failure, not the benchmark's argument count.
     if (e != cudaSuccess && e != cudaErrorInvalidValue)
-      bench_->fail("launch_error", cudaGetErrorName(e),
+      bench_->fail(status::launch_error, cudaGetErrorName(e),
                    k.name + ": cudaFuncGetParamInfo failed (" + cudaGetErrorString(e) +
                        "): the arguments cannot be checked against the kernel's parameters");
     if (i == count) {
       if (e == cudaSuccess)
-        bench_->fail("launch_error", "",
+        bench_->fail(status::launch_error, "",
                      k.name + " takes more than the " + std::to_string(count) + " arguments the benchmark passes");
       break;
     }
     if (e != cudaSuccess)
-      bench_->fail("launch_error", "",
+      bench_->fail(status::launch_error, "",
                    k.name + " takes " + std::to_string(i) + " arguments; the benchmark passes " + std::to_string(count));
     if (size != sizes[i])
-      bench_->fail("launch_error", "",
+      bench_->fail(status::launch_error, "",
                    k.name + ": argument " + std::to_string(i + 1) + " has " + std::to_string(sizes[i]) +
                        " bytes, the kernel's parameter " + std::to_string(size) +
                        "; pass exactly the kernel's parameter types");
@@ -1362,7 +1362,7 @@ ADAEXPLORE_FN void Kernel::launch_with(const detail::ResolvedKernel& k, dim3 gri
   const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(k.handle), grid, block, params, shared, stream);
   if (e == cudaSuccess) return;
   (void)cudaGetLastError();
-  bench_->fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
+  bench_->fail(detail::is_sticky(e) ? status::crash : status::launch_error, cudaGetErrorName(e),
                "kernel launch (" + k.name + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
@@ -1413,12 +1413,12 @@ ADAEXPLORE_FN std::string Benchmark::reference_key() const {
 
 ADAEXPLORE_FN int Benchmark::run_against_reference(const std::function<void(cudaStream_t)>& launch, Tolerance tol) {
   if (options_.reference.kernel_file.empty())
-    fail("launch_error", "",
+    fail(status::launch_error, "",
          "Benchmark::run(launch, tolerance) compares the outputs with a reference configuration's, and none was "
          "given: declare REFERENCE DEFAULTS (or REFERENCE <param>=<value>...) in adaexplore_tune_kernel (the spec's "
          "\"reference\"), or pass a verify function");
   if (compared_.empty())
-    fail("launch_error", "", "Benchmark::run(launch, tolerance): no output() or inout() buffer to compare");
+    fail(status::launch_error, "", "Benchmark::run(launch, tolerance): no output() or inout() buffer to compare");
   std::vector<std::string> keys;
   bool missing = false;
   for (std::size_t i = 0; i < compared_.size(); ++i) {
@@ -1465,7 +1465,7 @@ ADAEXPLORE_FN int Benchmark::run_verified(const std::function<void(cudaStream_t)
   record_.verified = true;
   record_.stages_ms.emplace_back("verify", wall_ms_since(verify_start));
   record_.stages_ms.emplace_back("verify.download", download_ms_ - downloads_before);
-  if (!record_.verification.passed()) fail("wrong_result", "", describe(record_.verification));
+  if (!record_.verification.passed()) fail(status::wrong_result, "", describe(record_.verification));
   auto timed_run = [&] {
     prepare_run(/*poison=*/false);
     if (flush_) check(cudaMemsetAsync(flush_.get(), 0, flush_bytes_, stream_), "cudaMemsetAsync(L2 flush)");
@@ -1506,8 +1506,8 @@ ADAEXPLORE_FN void Benchmark::fail(const std::string& status, const std::string&
 ADAEXPLORE_FN void Benchmark::check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
   const std::string message = std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e);
-  if (e == cudaErrorMemoryAllocation) fail("resource_limit", cudaGetErrorName(e), message);
-  fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e), message);
+  if (e == cudaErrorMemoryAllocation) fail(status::resource_limit, cudaGetErrorName(e), message);
+  fail(detail::is_sticky(e) ? status::crash : status::launch_error, cudaGetErrorName(e), message);
 }
 
 ADAEXPLORE_FN double Benchmark::query_peak_fp32_gflops(int device) {
@@ -1573,14 +1573,14 @@ ADAEXPLORE_FN void Benchmark::launch_checked(const std::function<void(cudaStream
   launch(stream_);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
-    fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
+    fail(detail::is_sticky(e) ? status::crash : status::launch_error, cudaGetErrorName(e),
          std::string("kernel launch: ") + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
 ADAEXPLORE_FN void Benchmark::sync_checked(const char* when) {
   const cudaError_t e = cudaStreamSynchronize(stream_);
   if (e != cudaSuccess)
-    fail(detail::is_sticky(e) ? "crash" : "launch_error", cudaGetErrorName(e),
+    fail(detail::is_sticky(e) ? status::crash : status::launch_error, cudaGetErrorName(e),
          std::string("kernel execution (") + when + "): " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
 }
 
@@ -1608,7 +1608,7 @@ ADAEXPLORE_FN void Benchmark::record_kernel(const void* func, const std::string&
   if (!k.reason.empty()) {
     k.launchable = false;
     record_.kernels.push_back(k);
-    fail("resource_limit", "", k.name + ": " + k.reason + " (the driver's cudaFuncGetAttributes)");
+    fail(status::resource_limit, "", k.name + ": " + k.reason + " (the driver's cudaFuncGetAttributes)");
   }
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k.blocks_per_sm, func, static_cast<int>(k.threads_per_block),
                                                       dynamic_shared),
@@ -1622,7 +1622,7 @@ ADAEXPLORE_FN void Benchmark::record_kernel(const void* func, const std::string&
                std::to_string(k.static_shared_bytes + k.dynamic_shared_bytes) +
                " bytes of shared memory fits on an SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor gives 0)";
     record_.kernels.push_back(k);
-    fail("resource_limit", "", k.name + ": " + k.reason);
+    fail(status::resource_limit, "", k.name + ": " + k.reason);
   }
   record_.kernels.push_back(k);
 }

@@ -76,6 +76,8 @@
 // without writing FILE is classified by the tuner from its exit status and stderr.
 #pragma once
 
+#include "statuses.hpp"  // the statuses a record carries: status::ok, status::launch_error, ...
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -438,7 +440,7 @@ struct ClockRecord {
 
 /// Everything that goes into the result record.
 struct ResultRecord {
-  std::string status = "ok";
+  std::string status = status::ok;
   std::string message;
   std::string error_name;
   TimeStats time;
@@ -829,8 +831,8 @@ ADAEXPLORE_FN int emit(const HarnessOptions& o, const ResultRecord& r) {
     std::fprintf(stderr, "adaexplore harness: cannot write %s\n", o.result_file.c_str());
     return 70;
   }
-  if (r.status != "ok") std::fprintf(stderr, "adaexplore harness: %s: %s\n", r.status.c_str(), r.message.c_str());
-  return r.status == "ok" ? 0 : 1;
+  if (r.status != status::ok) std::fprintf(stderr, "adaexplore harness: %s: %s\n", r.status.c_str(), r.message.c_str());
+  return r.status == status::ok ? 0 : 1;
 }
 
 /// Describes a failed verification for the record's message: "12 of 1024 values differ from the

@@ -150,7 +150,7 @@ class HostBenchmark {
   long long size(const std::string& name) {
     long long value = 0;
     std::string error;
-    if (!options_.size(name, nullptr, value, error)) fail("launch_error", "HostBenchmark::" + error);
+    if (!options_.size(name, nullptr, value, error)) fail(status::launch_error, "HostBenchmark::" + error);
     return value;
   }
   long long size(const std::string& name, long long fallback) {
@@ -190,7 +190,7 @@ class HostBenchmark {
   template <typename T>
   Verification compare(const HostBuffer<T>& out, const std::vector<T>& expected, Tolerance tol = {}) {
     if (expected.size() != out.size())
-      fail("wrong_result", "reference has " + std::to_string(expected.size()) + " values, output " +
+      fail(status::wrong_result, "reference has " + std::to_string(expected.size()) + " values, output " +
                                std::to_string(out.size()));
     return compare_values(out.data(), expected.data(), out.size(), tol);
   }
@@ -206,7 +206,7 @@ class HostBenchmark {
     record_.verification = verify();
     record_.verified = true;
     record_.stages_ms.emplace_back("verify", wall_ms_since(verify_start));
-    if (!record_.verification.passed()) fail("wrong_result", describe(record_.verification));
+    if (!record_.verification.passed()) fail(status::wrong_result, describe(record_.verification));
     auto timed_run = [&] {
       prepare_run(false);
       const auto t0 = std::chrono::steady_clock::now();

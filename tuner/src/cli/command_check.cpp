@@ -22,6 +22,7 @@
 #include "evaluate/program_backend.hpp"
 #include "evaluate/render.hpp"
 #include "evaluate/resource_check.hpp"
+#include "model/backend_kind.hpp"
 #include "model/spec.hpp"
 #include "util/files.hpp"
 
@@ -104,7 +105,7 @@ Failure compile_one(Backend& backend, const Spec& spec, const Config& config, co
 // `checked`; a configuration over a limit is the failure the compile would report.
 std::optional<Failure> check_launch_limits(const CheckArgs& a, const Spec& spec, const std::optional<Config>& config,
                                            std::vector<std::string>& checked) {
-  if (spec.backend != "cuda") return std::nullopt;
+  if (!backend_kind(spec.backend).launches_kernels) return std::nullopt;
   if (!spec.launch.threads_per_block && !spec.launch.dynamic_shared_bytes) {
     checked.push_back("launch limits not checked: the spec has no launch expressions (THREADS_PER_BLOCK, "
                       "DYNAMIC_SHARED_BYTES; a compile checks the kernels' own figures)");
@@ -137,6 +138,163 @@ std::optional<Failure> check_launch_limits(const CheckArgs& a, const Spec& spec,
   return std::nullopt;
 }
 
+// --config parsed into `config`, checked against the space and its constraints; the exit code
+// when it is rejected (having said why), else none.
+std::optional<int> check_config(const CheckArgs& a, const Spec& spec, const std::string& me,
+                                std::optional<Config>& config, std::vector<std::string>& checked) {
+  if (a.config.empty()) return std::nullopt;
+  try {
+    config = parse_assignment(spec.space, a.config);
+  } catch (const std::exception& e) {
+    std::cerr << me << a.config_from << " (" << a.config << "): " << e.what() << "; the values must be among "
+              << "those of the spec's parameters (" << spec.file.string() << ")\n";
+    return kExitConfigRejected;
+  }
+  if (const Expr* violated = spec.space.first_violated(*config)) {
+    std::cerr << me << a.config_from << ": " << spec.space.label(*config) << " violates the constraint \""
+              << violated->text() << "\"\n";
+    return kExitConfigRejected;
+  }
+  checked.push_back(a.config_from + " " + spec.space.label(*config) + " in the space" +
+                    (spec.space.constraints().empty() ? "" : " and within the constraints"));
+  return std::nullopt;
+}
+
+// The architectures to compile for ("" once: a backend without a GPU), none when nothing can be
+// compiled (saying why in `checked`).
+std::vector<std::string> compile_targets(const CheckArgs& a, const Spec& spec, std::vector<std::string>& checked) {
+  const bool gpu = backend_kind(spec.backend).needs_gpu;
+  std::vector<std::string> targets = a.archs;
+  if (gpu && targets.empty() && !spec.compiler.arch.empty()) targets = {spec.compiler.arch};
+  if (!gpu) targets = {""};
+  if (targets.empty())
+    checked.push_back("nothing compiled: no architecture to compile for (--arch, the spec's compiler.arch)");
+  if (!targets.empty() && find_program(spec.compiler.path).empty()) {  // a machine without the toolkit
+    checked.push_back("nothing compiled: the compiler '" + spec.compiler.path + "' is not found (" +
+                      spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
+    targets.clear();
+  }
+  return targets;
+}
+
+// One compile of `check`: a configuration on one architecture's backend, and what came of it.
+struct CheckJob {
+  Backend* backend;
+  ProgramBackend* program;
+  const Spec* spec;
+  Config config;
+  std::string what, where;
+  int code;
+  std::pair<Failure, std::string> result{};
+  std::exception_ptr error{};
+};
+
+// The backends (one per architecture, compiling without a GPU) and the compiles to run: the
+// defaults, and --config where it differs, per architecture.
+struct CheckPlan {
+  std::vector<Spec> specs;
+  std::vector<std::unique_ptr<Backend>> backends;
+  std::vector<CheckJob> jobs;
+};
+
+void plan_compiles(const CheckArgs& a, const Spec& spec, const std::vector<std::string>& targets,
+                   const std::optional<Config>& config, CheckPlan& plan, std::vector<std::string>& checked) {
+  const bool gpu = backend_kind(spec.backend).needs_gpu;
+  plan.specs.reserve(targets.size());
+  for (const std::string& arch : targets) {
+    Spec s = spec;
+    s.run_runner = false;  // nothing is run: no runner process
+    if (!s.sizes.empty()) s.size = s.sizes.sizes.front();  // the launch expressions that read a size
+    s.work_dir = spec.work_dir / "check" / (arch.empty() ? "host" : arch);
+    DeviceInfo none;
+    none.reason = "adaexplore-tuner check compiles without a GPU";
+    if (gpu) s.compiler.arch = arch;
+    plan.specs.push_back(s);
+    plan.backends.push_back(make_backend(plan.specs.back(), {none}));
+    auto* program = dynamic_cast<ProgramBackend*>(plan.backends.back().get());
+    if (program) program->use_header_only_harness();
+    const std::string where = arch.empty() ? std::string("for the host") : "for " + arch;
+    plan.jobs.push_back({plan.backends.back().get(), program, &plan.specs.back(), spec.defaults, "the defaults", where,
+                         kExitTuningFailed, {}});
+    if (config && *config != spec.defaults)
+      plan.jobs.push_back({plan.backends.back().get(), program, &plan.specs.back(), *config, a.config_from, where,
+                           kExitConfigRejected, {}});
+    if (program && arch == targets.front()) {
+      const std::string mode = program->evaluation_mode();
+      if (const auto unit = mode.find("; "); unit != std::string::npos) checked.push_back(mode.substr(unit + 2));
+    }
+  }
+}
+
+// The compiles run side by side, at most the tuning's compile workers at once
+// (Backend::parallelism: --jobs, the spec's jobs, else the CPUs this process may run on), as
+// `tune` compiles; before 2026-12-05 every compile started at once (two per --arch). A worker
+// that compiled a kernel unit's configuration also waits for its architecture's benchmark (one
+// build per architecture, started with the first configuration, as in a tuning).
+void run_compiles(CheckPlan& plan, std::vector<std::string>& checked) {
+  std::vector<CheckJob>& jobs = plan.jobs;
+  const std::size_t cap = plan.backends.empty() ? 1 : std::max<std::size_t>(1, plan.backends.front()->parallelism());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::future<void>> workers;
+  for (std::size_t w = 0; w < std::min(cap, jobs.size()); ++w)
+    workers.push_back(std::async(std::launch::async, [&jobs, &next] {
+      for (std::size_t i = next++; i < jobs.size(); i = next++) {
+        CheckJob& j = jobs[i];
+        try {
+          std::string report;
+          Failure f = compile_one(*j.backend, *j.spec, j.config, j.what, j.where, j.code, report);
+          if (j.program && j.program->kernel_unit()) (void)j.program->benchmark_build();  // waited for here
+          j.result = {f, report};
+        } catch (...) {
+          j.error = std::current_exception();
+        }
+      }
+    }));
+  for (auto& w : workers) w.get();
+  if (cap < jobs.size())  // said where it made the check slower
+    checked.push_back(std::to_string(jobs.size()) + " compiles, " + std::to_string(cap) + " at a time (--jobs)");
+}
+
+// The compiles' reports into `reports`; the first failure (the defaults' before --config's, then
+// in order), with the kernel unit's benchmark and the reference configuration counted as the
+// defaults'.
+std::optional<Failure> compile_verdict(CheckPlan& plan, std::vector<std::string>& reports) {
+  std::optional<Failure> first;
+  for (CheckJob& j : plan.jobs) {
+    if (j.error) std::rethrow_exception(j.error);
+    auto [f, report] = j.result;
+    if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.program->kernel_unit()) {
+      const auto& build = j.program->benchmark_build();
+      if (!build.error.empty()) f = {kExitTuningFailed, build.error};
+      else report += "; the benchmark compiled " + j.where;
+    }
+    if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.spec->reference.given) {
+      try {
+        (void)j.program->reference_cubin();
+        report += "; the reference configuration compiled " + j.where;
+      } catch (const SetupError& e) {
+        f = {kExitTuningFailed, e.what()};
+      }
+    }
+    if (f.code == kExitOk) reports.push_back(report);
+    else if (!first || (first->code == kExitConfigRejected && f.code == kExitTuningFailed)) first = f;
+  }
+  return first;
+}
+
+// The defaults (and --config) compiled per architecture, or, with nothing to compile for, the
+// launch limits checked from the expressions alone; the first failure, or none.
+std::optional<Failure> check_compiles(const CheckArgs& a, const Spec& spec, const std::optional<Config>& config,
+                                      std::vector<std::string>& checked, std::vector<std::string>& reports) {
+  const std::vector<std::string> targets = compile_targets(a, spec, checked);
+  if (targets.empty())  // nothing compiled: the launch limits are checked from the expressions alone
+    if (auto f = check_launch_limits(a, spec, config, checked)) return f;
+  CheckPlan plan;
+  plan_compiles(a, spec, targets, config, plan, checked);
+  run_compiles(plan, checked);
+  return compile_verdict(plan, reports);
+}
+
 int run_check(const CheckArgs& a) {
   Spec spec = load_spec(a.spec);  // parameters, constraints, defaults, launch expressions
   if (a.jobs) spec.jobs = a.jobs;
@@ -146,139 +304,19 @@ int run_check(const CheckArgs& a) {
                                       std::string("defaults ") + spec.space.label(spec.defaults) +
                                           (spec.space.constraints().empty() ? "" : " within the constraints")};
   std::optional<Config> config;
-  if (!a.config.empty()) {
-    try {
-      config = parse_assignment(spec.space, a.config);
-    } catch (const std::exception& e) {
-      std::cerr << me << a.config_from << " (" << a.config << "): " << e.what() << "; the values must be among "
-                << "those of the spec's parameters (" << spec.file.string() << ")\n";
-      return kExitConfigRejected;
-    }
-    if (const Expr* violated = spec.space.first_violated(*config)) {
-      std::cerr << me << a.config_from << ": " << spec.space.label(*config) << " violates the constraint \""
-                << violated->text() << "\"\n";
-      return kExitConfigRejected;
-    }
-    checked.push_back(a.config_from + " " + spec.space.label(*config) + " in the space" +
-                      (spec.space.constraints().empty() ? "" : " and within the constraints"));
-  }
-
+  if (const auto rejected = check_config(a, spec, me, config, checked)) return *rejected;
   std::vector<std::string> reports;
+  std::optional<Failure> failure;
   if (!a.compile) {
-    if (const auto f = check_launch_limits(a, spec, config, checked)) {
-      std::cerr << me << f->message << "\n";
-      return f->code;
-    }
-    checked.push_back("nothing compiled (--no-compile: the kernels' registers and shared memory are not checked)");
+    failure = check_launch_limits(a, spec, config, checked);
+    if (!failure)
+      checked.push_back("nothing compiled (--no-compile: the kernels' registers and shared memory are not checked)");
+  } else {
+    failure = check_compiles(a, spec, config, checked, reports);
   }
-  if (a.compile) {
-    std::vector<std::string> targets = a.archs;
-    if (spec.backend == "cuda" && targets.empty() && !spec.compiler.arch.empty()) targets = {spec.compiler.arch};
-    if (spec.backend != "cuda") targets = {""};
-    if (targets.empty())
-      checked.push_back("nothing compiled: no architecture to compile for (--arch, the spec's compiler.arch)");
-    if (!targets.empty() && find_program(spec.compiler.path).empty()) {  // a machine without the toolkit
-      checked.push_back("nothing compiled: the compiler '" + spec.compiler.path + "' is not found (" +
-                        spec.file.string() + ": compiler.path; a name without '/' is looked up in PATH)");
-      targets.clear();
-    }
-    if (targets.empty())  // nothing compiled: the launch limits are checked from the expressions alone
-      if (const auto f = check_launch_limits(a, spec, config, checked)) {
-        std::cerr << me << f->message << "\n";
-        return f->code;
-      }
-    // One backend per architecture; the compiles (the defaults, and --config where it differs, per
-    // architecture) run side by side, at most the tuning's compile workers at once
-    // (Backend::parallelism: --jobs, the spec's jobs, else the CPUs this process may run on), as
-    // `tune` compiles; before 2026-12-05 every compile started at once (two per --arch). A worker
-    // that compiled a kernel unit's configuration also waits for its architecture's benchmark (one
-    // build per architecture, started with the first configuration, as in a tuning).
-    struct Job {
-      Backend* backend;
-      ProgramBackend* program;
-      const Spec* spec;
-      Config config;
-      std::string what, where;
-      int code;
-      std::pair<Failure, std::string> result{};
-      std::exception_ptr error{};
-    };
-    std::vector<Spec> specs;
-    specs.reserve(targets.size());
-    std::vector<std::unique_ptr<Backend>> backends;
-    std::vector<Job> jobs;
-    for (const std::string& arch : targets) {
-      Spec s = spec;
-      s.run_runner = false;  // nothing is run: no runner process
-      if (!s.sizes.empty()) s.size = s.sizes.sizes.front();  // the launch expressions that read a size
-      s.work_dir = spec.work_dir / "check" / (arch.empty() ? "host" : arch);
-      if (spec.backend == "cuda") {
-        s.compiler.arch = arch;
-        DeviceInfo none;
-        none.reason = "adaexplore-tuner check compiles without a GPU";
-        specs.push_back(s);
-        backends.push_back(make_cuda_backend(specs.back(), none));
-      } else {
-        specs.push_back(s);
-        backends.push_back(make_host_backend(specs.back()));
-      }
-      auto* program = dynamic_cast<ProgramBackend*>(backends.back().get());
-      if (program) program->use_header_only_harness();
-      const std::string where = arch.empty() ? std::string("for the host") : "for " + arch;
-      jobs.push_back({backends.back().get(), program, &specs.back(), spec.defaults, "the defaults", where,
-                      kExitTuningFailed, {}});
-      if (config && *config != spec.defaults)
-        jobs.push_back({backends.back().get(), program, &specs.back(), *config, a.config_from, where,
-                        kExitConfigRejected, {}});
-      if (program && arch == targets.front()) {
-        const std::string mode = program->evaluation_mode();
-        if (const auto unit = mode.find("; "); unit != std::string::npos) checked.push_back(mode.substr(unit + 2));
-      }
-    }
-    const std::size_t cap = backends.empty() ? 1 : std::max<std::size_t>(1, backends.front()->parallelism());
-    std::atomic<std::size_t> next{0};
-    std::vector<std::future<void>> workers;
-    for (std::size_t w = 0; w < std::min(cap, jobs.size()); ++w)
-      workers.push_back(std::async(std::launch::async, [&jobs, &next] {
-        for (std::size_t i = next++; i < jobs.size(); i = next++) {
-          Job& j = jobs[i];
-          try {
-            std::string report;
-            Failure f = compile_one(*j.backend, *j.spec, j.config, j.what, j.where, j.code, report);
-            if (j.program && j.program->kernel_unit()) (void)j.program->benchmark_build();  // waited for here
-            j.result = {f, report};
-          } catch (...) {
-            j.error = std::current_exception();
-          }
-        }
-      }));
-    for (auto& w : workers) w.get();
-    if (cap < jobs.size())  // said where it made the check slower
-      checked.push_back(std::to_string(jobs.size()) + " compiles, " + std::to_string(cap) + " at a time (--jobs)");
-    std::optional<Failure> first;  // the defaults' failures before --config's, then in order
-    for (Job& j : jobs) {
-      if (j.error) std::rethrow_exception(j.error);
-      auto [f, report] = j.result;
-      if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.program->kernel_unit()) {
-        const auto& build = j.program->benchmark_build();
-        if (!build.error.empty()) f = {kExitTuningFailed, build.error};
-        else report += "; the benchmark compiled " + j.where;
-      }
-      if (f.code == kExitOk && j.code == kExitTuningFailed && j.program && j.spec->reference.given) {
-        try {
-          (void)j.program->reference_cubin();
-          report += "; the reference configuration compiled " + j.where;
-        } catch (const SetupError& e) {
-          f = {kExitTuningFailed, e.what()};
-        }
-      }
-      if (f.code == kExitOk) reports.push_back(report);
-      else if (!first || (first->code == kExitConfigRejected && f.code == kExitTuningFailed)) first = f;
-    }
-    if (first) {
-      std::cerr << me << first->message << "\n";
-      return first->code;
-    }
+  if (failure) {
+    std::cerr << me << failure->message << "\n";
+    return failure->code;
   }
   for (const auto& r : reports) std::cout << "[adaexplore] " << spec.name << ": check: " << r << "\n";
   std::string summary;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "model/backend_kind.hpp"
 #include "emit/header_info.hpp"
 #include "emit/header_selection.hpp"
 #include "store/database.hpp"
@@ -37,7 +38,7 @@ int run_header(const HeaderArgs& a) {
     return kExitNoResult;
   }
   std::string text, summary;
-  if (sel.usable == 1 || spec.backend != "cuda") {
+  if (sel.usable == 1 || !backend_kind(spec.backend).needs_gpu) {
     const DeviceChoice& c = sel.chosen.front();
     text = render_header(
         spec.space, c.best.config,

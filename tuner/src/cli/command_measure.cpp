@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "evaluate/backends.hpp"
+#include "model/backend_kind.hpp"
 #include "cli/commands.hpp"
 #include "loop/confirm.hpp"
 #include "evaluate/device.hpp"
@@ -39,17 +40,16 @@ Config parse_label(const Space& space, const std::string& label) {
 
 int run_measure(const MeasureArgs& a) {
   Spec spec = load_spec(a.spec);
-  std::unique_ptr<Backend> backend;
-  if (spec.backend == "cuda") {
+  std::vector<DeviceInfo> devices;
+  if (backend_kind(spec.backend).needs_gpu) {
     const DeviceInfo device = query_device(a.device);
     if (!device.present) {
       std::cerr << "adaexplore-tuner measure: no CUDA GPU: " << device.reason << "\n";
       return kExitNoGpu;
     }
-    backend = make_cuda_backend(spec, device);
-  } else {
-    backend = make_host_backend(spec);
+    devices.push_back(device);
   }
+  std::unique_ptr<Backend> backend = make_backend(spec, devices);
   std::vector<Outcome> contenders;
   for (const auto& label : a.configs) {
     Outcome o;

@@ -34,6 +34,10 @@ inline constexpr int kExitConfigRejected = 4;
 /// renamed (permissions, a full disk, a file where a folder must be: util/files.hpp
 /// EnvironmentError, and std::filesystem's errors).
 inline constexpr int kExitEnvironment = 5;
+/// The exit code of a configuration's ending (configure/configure_kernel.hpp; command_tune.cpp):
+/// header_written 0, bad_input 1, tuning_failed 2, no_device and no_result 3, environment 5.
+enum class Ending;
+int exit_code_of(Ending ending);
 /// The exit codes in words, for --help.
 inline constexpr const char* kExitCodesHelp =
     "Exit codes: 0 success; 1 bad input (the spec, a template, a results file, an option: the message names the "

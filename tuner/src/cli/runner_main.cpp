@@ -217,6 +217,82 @@ void device_pool_after_module() {
   ++device_pool().module;
 }
 
+namespace {
+
+// A module's entry called with `args` (a thrown exception is what std::terminate would have said),
+// its time and exit code into `reply`, and the CUDA context checked after it. True when the runner
+// must end (its context is lost).
+bool run_entry(Entry entry, std::vector<std::string>& args, const CudaRuntime& cuda, nlohmann::json& reply) {
+  bool lost = false;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto t = Clock::now();
+  int code = 0;
+  try {
+    code = entry(static_cast<int>(args.size()), argv.data());
+  } catch (const std::exception& e) {  // a process would have ended in std::terminate
+    std::fprintf(stderr, "terminate called after throwing an exception: %s\n", e.what());
+    code = 134;
+    lost = true;
+  } catch (...) {
+    std::fprintf(stderr, "terminate called after throwing an exception of unknown type\n");
+    code = 134;
+    lost = true;
+  }
+  reply["main_ms"] = ms_since(t);
+  reply["exit_code"] = code;
+  std::fflush(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const std::string cuda_error = cuda.check_after_module();
+  if (!cuda_error.empty()) {
+    std::fprintf(stderr, "adaexplore runner: %s; the runner exits\n", cuda_error.c_str());
+    lost = true;
+  }
+  return lost;
+}
+
+// One request line: its module loaded (or found among `kept`), run with its arguments, its output
+// files and folder, and unloaded unless kept; what happened into `reply`. True when the runner
+// must end.
+bool serve_request(const std::string& line, std::map<std::string, void*>& kept, const CudaRuntime& cuda,
+                   nlohmann::json& reply) {
+  bool lost = false;
+  const auto request = nlohmann::json::parse(line);
+  const std::string module = request.at("module").get<std::string>();
+  std::vector<std::string> args = {module};
+  for (const auto& a : request.at("args")) args.push_back(a.get<std::string>());
+  redirect(1, request.value("stdout", std::string()));
+  redirect(2, request.value("stderr", std::string()));
+  const std::string directory = request.value("directory", std::string());
+  if (!directory.empty() && ::chdir(directory.c_str()) != 0) std::perror("adaexplore runner: chdir");
+
+  auto t = Clock::now();
+  const bool keep = request.value("keep", false);
+  const auto known = kept.find(module);
+  void* handle = known != kept.end() ? known->second : dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (keep && handle && known == kept.end()) kept[module] = handle;
+  Entry entry = handle ? reinterpret_cast<Entry>(dlsym(handle, "adaexplore_module_entry")) : nullptr;
+  reply["load_ms"] = ms_since(t);
+  if (!entry) {
+    const char* why = dlerror();
+    reply["load_error"] = std::string(handle ? "no adaexplore_module_entry in " : "cannot load ") + module + ": " +
+                          (why ? why : "unknown error");
+    reply["exit_code"] = 127;
+    std::fprintf(stderr, "adaexplore runner: %s\n", reply["load_error"].get<std::string>().c_str());
+  } else {
+    lost = run_entry(entry, args, cuda, reply);
+  }
+  t = Clock::now();
+  if (handle && !kept.count(module)) dlclose(handle);
+  if (!lost) device_pool_after_module();
+  reply["unload_ms"] = ms_since(t);
+  return lost;
+}
+
+}  // namespace
+
 int runner_main(const std::string& cudart) {
   // The reply channel is the stdout the tuner gave us; fd 1 itself goes to each request's file.
   // Gone with the tuner, even while a module hangs in a kernel: a runner left behind would hold
@@ -253,60 +329,7 @@ int runner_main(const std::string& cudart) {
                             {"context_lost", false}, {"load_error", ""}};
     bool lost = false;
     try {
-      const auto request = nlohmann::json::parse(line);
-      const std::string module = request.at("module").get<std::string>();
-      std::vector<std::string> args = {module};
-      for (const auto& a : request.at("args")) args.push_back(a.get<std::string>());
-      redirect(1, request.value("stdout", std::string()));
-      redirect(2, request.value("stderr", std::string()));
-      const std::string directory = request.value("directory", std::string());
-      if (!directory.empty() && ::chdir(directory.c_str()) != 0) std::perror("adaexplore runner: chdir");
-
-      auto t = Clock::now();
-      const bool keep = request.value("keep", false);
-      const auto known = kept.find(module);
-      void* handle = known != kept.end() ? known->second : dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (keep && handle && known == kept.end()) kept[module] = handle;
-      Entry entry = handle ? reinterpret_cast<Entry>(dlsym(handle, "adaexplore_module_entry")) : nullptr;
-      reply["load_ms"] = ms_since(t);
-      if (!entry) {
-        const char* why = dlerror();
-        reply["load_error"] = std::string(handle ? "no adaexplore_module_entry in " : "cannot load ") + module +
-                              ": " + (why ? why : "unknown error");
-        reply["exit_code"] = 127;
-        std::fprintf(stderr, "adaexplore runner: %s\n", reply["load_error"].get<std::string>().c_str());
-      } else {
-        std::vector<char*> argv;
-        for (auto& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        t = Clock::now();
-        int code = 0;
-        try {
-          code = entry(static_cast<int>(args.size()), argv.data());
-        } catch (const std::exception& e) {  // a process would have ended in std::terminate
-          std::fprintf(stderr, "terminate called after throwing an exception: %s\n", e.what());
-          code = 134;
-          lost = true;
-        } catch (...) {
-          std::fprintf(stderr, "terminate called after throwing an exception of unknown type\n");
-          code = 134;
-          lost = true;
-        }
-        reply["main_ms"] = ms_since(t);
-        reply["exit_code"] = code;
-        std::fflush(nullptr);
-        std::cout.flush();
-        std::cerr.flush();
-        const std::string cuda_error = cuda.check_after_module();
-        if (!cuda_error.empty()) {
-          std::fprintf(stderr, "adaexplore runner: %s; the runner exits\n", cuda_error.c_str());
-          lost = true;
-        }
-      }
-      t = Clock::now();
-      if (handle && !kept.count(module)) dlclose(handle);
-      if (!lost) device_pool_after_module();
-      reply["unload_ms"] = ms_since(t);
+      lost = serve_request(line, kept, cuda, reply);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "adaexplore runner: bad request (%s): %s\n", e.what(), line.c_str());
       reply["exit_code"] = 64;

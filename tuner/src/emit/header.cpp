@@ -222,6 +222,53 @@ std::string params_initializer(const Space& space, const Config& config, bool tu
 
 std::string cc_text(int cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); }
 
+// The multi-GPU header's params_for(cc): each entry's values, else the defaults.
+void write_params_for(std::ostream& h, const Space& space, const std::vector<DeviceHeaderEntry>& entries,
+                      const Config& defaults, const std::vector<std::string>& types) {
+  h << "/// The entry of compute capability `cc` (10 * major + minor: 80, 90), else the fallback.\n";
+  h << "ADAEXPLORE_HOST_DEVICE constexpr Params params_for(int cc) {\n";
+  for (const auto& e : entries) {
+    h << "  if (cc == " << e.compute_capability << ") return " << params_initializer(space, e.config, true, types)
+      << ";  // " << one_line(e.info.device.value("name", std::string("unknown device")));
+    if (e.info.winner && e.info.winner->objective) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.6g ms", *e.info.winner->objective);
+      h << ", " << buf;
+    }
+    h << "\n";
+  }
+  h << "  return " << params_initializer(space, defaults, false, types) << ";  // the defaults\n}\n\n";
+}
+
+// The multi-GPU header's current_params(): the entry of the current CUDA device (nvcc only).
+void write_current_params(std::ostream& h) {
+  h << "\n#if defined(__CUDACC__)\n";
+  h << "/// Host code: the entry of the current CUDA device's compute capability (cudaGetDevice,\n"
+    << "/// cudaDeviceGetAttribute), else the fallback; also when no device answers.\n";
+  h << "inline Params current_params() {\n"
+    << "  int device = 0, major = 0, minor = 0;\n"
+    << "  if (cudaGetDevice(&device) != cudaSuccess ||\n"
+    << "      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||\n"
+    << "      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {\n"
+    << "    (void)cudaGetLastError();  // not sticky: cleared for the caller\n"
+    << "    return params_for(0);\n"
+    << "  }\n"
+    << "  return params_for(10 * major + minor);\n"
+    << "}\n#endif\n";
+}
+
+// The multi-GPU header's preprocessor values: the entry of the architecture being compiled, else
+// the defaults.
+void write_arch_macros(std::ostream& h, const Space& space, const std::vector<DeviceHeaderEntry>& entries,
+                       const Config& defaults, const std::string& macro_prefix) {
+  h << "\n// The values for the preprocessor: the entry of the architecture being compiled (__CUDA_ARCH__),\n"
+    << "// else (host code, other architectures) the fallback.\n";
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    h << (i ? "#elif" : "#if") << " defined(__CUDA_ARCH__) && __CUDA_ARCH__ / 10 == " << entries[i].compute_capability
+      << "\n" << macro_lines(space, entries[i].config, macro_prefix, "  ");
+  h << (entries.empty() ? "#if 1\n" : "#else\n") << macro_lines(space, defaults, macro_prefix, "  ") << "#endif\n";
+}
+
 }  // namespace
 
 std::string render_multi_device_header(const Space& space, const std::vector<DeviceHeaderEntry>& entries,
@@ -272,19 +319,7 @@ std::string render_multi_device_header(const Space& space, const std::vector<Dev
   h << "struct Params {\n  bool tuned;\n";
   for (std::size_t i = 0; i < space.dimension(); ++i) h << "  " << types[i] << " " << space.parameters()[i].name << ";\n";
   h << "};\n\n";
-  h << "/// The entry of compute capability `cc` (10 * major + minor: 80, 90), else the fallback.\n";
-  h << "ADAEXPLORE_HOST_DEVICE constexpr Params params_for(int cc) {\n";
-  for (const auto& e : entries) {
-    h << "  if (cc == " << e.compute_capability << ") return " << params_initializer(space, e.config, true, types)
-      << ";  // " << one_line(e.info.device.value("name", std::string("unknown device")));
-    if (e.info.winner && e.info.winner->objective) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.6g ms", *e.info.winner->objective);
-      h << ", " << buf;
-    }
-    h << "\n";
-  }
-  h << "  return " << params_initializer(space, defaults, false, types) << ";  // the defaults\n}\n\n";
+  write_params_for(h, space, entries, defaults, types);
   for (const auto& e : entries)
     h << "inline constexpr Params kSm" << e.compute_capability << " = params_for(" << e.compute_capability << ");\n";
   h << "inline constexpr Params kDefaults = params_for(0);\n";
@@ -298,28 +333,9 @@ std::string render_multi_device_header(const Space& space, const std::vector<Dev
     const std::string& name = space.parameters()[i].name;
     h << "inline constexpr " << types[i] << " " << name << " = params_for(kCompiledComputeCapability)." << name << ";\n";
   }
-  h << "\n#if defined(__CUDACC__)\n";
-  h << "/// Host code: the entry of the current CUDA device's compute capability (cudaGetDevice,\n"
-    << "/// cudaDeviceGetAttribute), else the fallback; also when no device answers.\n";
-  h << "inline Params current_params() {\n"
-    << "  int device = 0, major = 0, minor = 0;\n"
-    << "  if (cudaGetDevice(&device) != cudaSuccess ||\n"
-    << "      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||\n"
-    << "      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {\n"
-    << "    (void)cudaGetLastError();  // not sticky: cleared for the caller\n"
-    << "    return params_for(0);\n"
-    << "  }\n"
-    << "  return params_for(10 * major + minor);\n"
-    << "}\n#endif\n";
+  write_current_params(h);
   h << "}  // namespace " << common.name_space << "\n";
-  if (common.macro_prefix) {
-    h << "\n// The values for the preprocessor: the entry of the architecture being compiled (__CUDA_ARCH__),\n"
-      << "// else (host code, other architectures) the fallback.\n";
-    for (std::size_t i = 0; i < entries.size(); ++i)
-      h << (i ? "#elif" : "#if") << " defined(__CUDA_ARCH__) && __CUDA_ARCH__ / 10 == " << entries[i].compute_capability
-        << "\n" << macro_lines(space, entries[i].config, *common.macro_prefix, "  ");
-    h << (entries.empty() ? "#if 1\n" : "#else\n") << macro_lines(space, defaults, *common.macro_prefix, "  ") << "#endif\n";
-  }
+  if (common.macro_prefix) write_arch_macros(h, space, entries, defaults, *common.macro_prefix);
   return h.str();
 }
 
@@ -336,6 +352,58 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
   std::string s;
   for (std::size_t i = 0; i < items.size(); ++i) s += (i ? sep : "") + items[i];
   return s;
+}
+
+// The sized header's kSizes: one entry per size with its values and, tuned, its time.
+void write_size_entries(std::ostream& h, const Space& space, const std::vector<SizeHeaderEntry>& entries,
+                        const std::vector<std::string>& types, bool tuned) {
+  h << "/// One entry per tuned size, in the declared order.\n";
+  h << "inline constexpr SizeEntry kSizes[] = {\n";
+  for (const auto& e : entries) {
+    std::string values;
+    for (std::size_t k = 0; k < e.values.size(); ++k) values += (k ? ", " : "") + std::to_string(e.values[k]);
+    h << "    {{" << values << "}, {" << size_params_literal(space, e.config, types) << "}},  // " << one_line(e.size);
+    if (tuned && e.info.winner && e.info.winner->objective) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, ": %.6g ms", *e.info.winner->objective);
+      h << buf;
+      if (e.info.baseline && e.info.baseline->objective) {
+        std::snprintf(buf, sizeof buf, ", %.3fx over the defaults", *e.info.baseline->objective / *e.info.winner->objective);
+        h << buf;
+      }
+    } else if (!tuned) {
+      h << ": the defaults";
+    }
+    h << "\n";
+  }
+  h << "};\ninline constexpr std::size_t kSizeCount = " << entries.size() << ";\n\n";
+}
+
+// The sized header's select_index() and select(): the tuned size nearest in log space.
+void write_select(std::ostream& h, const std::vector<std::string>& size_names) {
+  const std::string names = joined(size_names, ", ");
+  h << "namespace sizes_detail {\n"
+    << "constexpr double ratio(long long x, long long tuned) {\n"
+    << "  const double a = x < 1 ? 1.0 : static_cast<double>(x), b = static_cast<double>(tuned);\n"
+    << "  return a > b ? a / b : b / a;\n}\n}  // namespace sizes_detail\n\n";
+  std::string args, ratio, volume, call;
+  for (std::size_t k = 0; k < size_names.size(); ++k) {
+    const std::string& n = size_names[k];
+    args += (k ? ", " : "") + std::string("long long ") + n;
+    call += (k ? ", " : "") + n;
+    ratio += (k ? " *\n                    " : "") + std::string("sizes_detail::ratio(") + n + ", kSizes[i_].size." + n + ")";
+    volume += (k ? " * " : "") + std::string("static_cast<double>(kSizes[i_].size.") + n + ")";
+  }
+  h << "/// The index in kSizes of the tuned size nearest to (" << names << ") (see Selection above).\n";
+  h << "constexpr std::size_t select_index(" << args << ") {\n"
+    << "  std::size_t best_ = 0;\n  double best_ratio_ = 0, best_volume_ = 0;\n"
+    << "  for (std::size_t i_ = 0; i_ < kSizeCount; ++i_) {\n"
+    << "    const double r_ = " << ratio << ";\n"
+    << "    const double v_ = " << volume << ";\n"
+    << "    if (i_ == 0 || r_ < best_ratio_ * (1 - 1e-12) || (r_ <= best_ratio_ * (1 + 1e-12) && v_ > best_volume_)) {\n"
+    << "      best_ = i_;\n      best_ratio_ = r_;\n      best_volume_ = v_;\n    }\n  }\n  return best_;\n}\n\n";
+  h << "/// The winning values for a problem of size (" << names << ").\n";
+  h << "constexpr const SizeParams& select(" << args << ") { return kSizes[select_index(" << call << ")].params; }\n";
 }
 
 }  // namespace
@@ -398,48 +466,8 @@ std::string render_sized_header(const Space& space, const std::vector<std::strin
   h << "};\n\n/// The winning values at one size.\nstruct SizeParams {\n";
   for (std::size_t i = 0; i < space.dimension(); ++i) h << "  " << types[i] << " " << space.parameters()[i].name << ";\n";
   h << "};\n\nstruct SizeEntry {\n  Size size;\n  SizeParams params;\n};\n\n";
-  h << "/// One entry per tuned size, in the declared order.\n";
-  h << "inline constexpr SizeEntry kSizes[] = {\n";
-  for (const auto& e : entries) {
-    std::string values;
-    for (std::size_t k = 0; k < e.values.size(); ++k) values += (k ? ", " : "") + std::to_string(e.values[k]);
-    h << "    {{" << values << "}, {" << size_params_literal(space, e.config, types) << "}},  // " << one_line(e.size);
-    if (tuned && e.info.winner && e.info.winner->objective) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, ": %.6g ms", *e.info.winner->objective);
-      h << buf;
-      if (e.info.baseline && e.info.baseline->objective) {
-        std::snprintf(buf, sizeof buf, ", %.3fx over the defaults", *e.info.baseline->objective / *e.info.winner->objective);
-        h << buf;
-      }
-    } else if (!tuned) {
-      h << ": the defaults";
-    }
-    h << "\n";
-  }
-  h << "};\ninline constexpr std::size_t kSizeCount = " << entries.size() << ";\n\n";
-  h << "namespace sizes_detail {\n"
-    << "constexpr double ratio(long long x, long long tuned) {\n"
-    << "  const double a = x < 1 ? 1.0 : static_cast<double>(x), b = static_cast<double>(tuned);\n"
-    << "  return a > b ? a / b : b / a;\n}\n}  // namespace sizes_detail\n\n";
-  std::string args, ratio, volume, call;
-  for (std::size_t k = 0; k < size_names.size(); ++k) {
-    const std::string& n = size_names[k];
-    args += (k ? ", " : "") + std::string("long long ") + n;
-    call += (k ? ", " : "") + n;
-    ratio += (k ? " *\n                    " : "") + std::string("sizes_detail::ratio(") + n + ", kSizes[i_].size." + n + ")";
-    volume += (k ? " * " : "") + std::string("static_cast<double>(kSizes[i_].size.") + n + ")";
-  }
-  h << "/// The index in kSizes of the tuned size nearest to (" << names << ") (see Selection above).\n";
-  h << "constexpr std::size_t select_index(" << args << ") {\n"
-    << "  std::size_t best_ = 0;\n  double best_ratio_ = 0, best_volume_ = 0;\n"
-    << "  for (std::size_t i_ = 0; i_ < kSizeCount; ++i_) {\n"
-    << "    const double r_ = " << ratio << ";\n"
-    << "    const double v_ = " << volume << ";\n"
-    << "    if (i_ == 0 || r_ < best_ratio_ * (1 - 1e-12) || (r_ <= best_ratio_ * (1 + 1e-12) && v_ > best_volume_)) {\n"
-    << "      best_ = i_;\n      best_ratio_ = r_;\n      best_volume_ = v_;\n    }\n  }\n  return best_;\n}\n\n";
-  h << "/// The winning values for a problem of size (" << names << ").\n";
-  h << "constexpr const SizeParams& select(" << args << ") { return kSizes[select_index(" << call << ")].params; }\n";
+  write_size_entries(h, space, entries, types, tuned);
+  write_select(h, size_names);
   h << "}  // namespace " << common.name_space << "\n";
   h << macro_block(space, entries.front().config, common, "the entry of the first size, " + entries.front().size);
   return h.str();

@@ -1,4 +1,5 @@
 #include "emit/header_selection.hpp"
+#include "model/backend_kind.hpp"
 
 #include <map>
 
@@ -48,8 +49,9 @@ HeaderSelection select_for_header(const std::vector<StoredKey>& keys, const Spec
       continue;
     }
     c.best = *best;
-    c.compute_capability = spec.backend == "cuda" ? compute_capability_number(h.device) : 0;
-    if (spec.backend == "cuda" && c.compute_capability == 0) {
+    const bool gpu = backend_kind(spec.backend).needs_gpu;
+    c.compute_capability = gpu ? compute_capability_number(h.device) : 0;
+    if (gpu && c.compute_capability == 0) {
       selection.notes.push_back(k.file.string() +
                                 ": not used: its device names no compute capability");
       continue;

@@ -1,4 +1,5 @@
-// Backend factories, one per implementation file.
+// Backend factories, one per implementation file, and make_backend(), which makes the backend of
+// a spec's registry row (model/backend_kind.hpp).
 #pragma once
 
 #include <memory>
@@ -19,5 +20,11 @@ std::unique_ptr<Backend> make_cuda_backend(const Spec& spec, const DeviceInfo& d
 std::unique_ptr<Backend> make_cuda_backend(const Spec& spec, const std::vector<DeviceInfo>& devices);
 /// C++ kernels: host compiler + benchmark process timed with a steady clock (host_backend.cpp).
 std::unique_ptr<Backend> make_host_backend(const Spec& spec);
+
+/// The backend of spec.backend (its row of model/backend_kind.hpp). `devices`: the GPUs it
+/// measures on when the row needs_gpu (at least one; a DeviceInfo that is not present for a
+/// backend that only compiles, as `check` does), ignored otherwise. Throws std::invalid_argument
+/// for an unknown backend or a GPU backend without devices.
+std::unique_ptr<Backend> make_backend(const Spec& spec, const std::vector<DeviceInfo>& devices);
 
 }  // namespace adaexplore

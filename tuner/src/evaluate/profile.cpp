@@ -370,6 +370,82 @@ std::vector<std::string> ncu_import_command(const fs::path& ncu, const fs::path&
   return {ncu.string(), "--import", report.string(), "--csv", "--page", "raw", "--print-units", "base"};
 }
 
+namespace {
+
+// The report ncu wrote, imported (ncu --import --csv) into r.launches and r.launch (the longest);
+// r.error says why not.
+void import_launches(const ProfileOptions& options, const Prepared& prepared, ProfileResult& r,
+                     const std::string& benchmark_note) {
+  ProcessOptions import_options;
+  import_options.timeout_s = options.per_config_timeout_s;
+  import_options.working_directory = prepared.directory;
+  import_options.stdout_file = prepared.directory / "profile.csv";
+  import_options.stderr_file = prepared.directory / "profile.import.err";
+  import_options.capture_limit = std::size_t(64) << 20;  // the whole CSV
+  const ProcessResult imported = run_process(ncu_import_command(options.ncu, r.report), import_options);
+  if (!imported.ok()) {
+    r.error = "ncu --import failed (" + imported.describe() + ")" + ncu_error_line({}, imported.err + imported.out) +
+              "; log: " + import_options.stderr_file.string();
+    return;
+  }
+  try {
+    for (const auto& launch : parse_ncu_raw_csv(imported.out)) r.launches.push_back(kept_metrics(launch));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string(e.what()) + " (" + import_options.stdout_file.string() + ")");
+  }
+  if (r.launches.empty()) {
+    r.error = "ncu profiled no launch" +
+              (r.kernels.empty() ? std::string() : " of " + r.kernels.front() + (r.kernels.size() > 1 ? ", ..." : "")) +
+              "; log: " + r.log.string() + benchmark_note;
+    return;
+  }
+  r.launch = r.launches.front();
+  for (const auto& l : r.launches)
+    if (duration_of(l) > duration_of(r.launch)) r.launch = l;
+}
+
+// One configuration compiled again and run once under ncu, its report imported into `r`; throws
+// when it cannot be (no ncu, a compile that fails now).
+void profile_one(ProgramBackend& backend, const ProfileTarget& target, const ProfileOptions& options, ProfileResult& r) {
+  if (options.ncu.empty())
+    throw std::runtime_error("ncu not found (set ADAEXPLORE_NCU to Nsight Compute's ncu, or put ncu on PATH)");
+  Prepared prepared = backend.prepare(target.config);
+  if (prepared.failure)
+    throw std::runtime_error("the configuration did not compile again (" + std::string(to_string(prepared.failure->status)) +
+                             "): " + prepared.failure->message.substr(0, prepared.failure->message.find('\n')));
+  for (const auto& k : prepared.resources)
+    if (std::find(r.kernels.begin(), r.kernels.end(), k.kernel) == r.kernels.end()) r.kernels.push_back(k.kernel);
+  r.report = prepared.directory / "profile.ncu-rep";
+  r.log = prepared.directory / "profile.log";
+  std::error_code ec;
+  fs::remove(r.report, ec);
+  fs::remove(r.log, ec);
+  const auto prefix = ncu_profile_command(options.ncu, r.kernels, r.report, r.log);
+  const ProgramBackend::WrappedRun run = backend.run_wrapped(prepared, prefix, options.per_config_timeout_s);
+  r.command = run.process.command_line();
+  const std::string log = r.log.string();
+  const std::string benchmark_note =
+      is_success(run.outcome.status)
+          ? std::string()
+          : "; the benchmark under ncu: " + std::string(to_string(run.outcome.status)) + ", " +
+                run.outcome.message.substr(0, run.outcome.message.find('\n'));
+  if (run.process.failed_to_start) {
+    r.error = "ncu could not be started: " + run.process.error;
+  } else if (run.process.timed_out) {
+    r.error = "ncu timed out after " + seconds_text(options.per_config_timeout_s) + " s (killed); log: " + log;
+  } else if (!run.process.ok()) {
+    r.error = "ncu failed (" + run.process.describe() + ")" + ncu_error_line(r.log, run.process.err + run.process.out) +
+              "; log: " + log + benchmark_note;
+  } else if (!fs::exists(r.report, ec)) {
+    r.error = "ncu wrote no report (" + r.report.string() + ")" + ncu_error_line(r.log, run.process.err) +
+              "; log: " + log + benchmark_note;
+  } else {
+    import_launches(options, prepared, r, benchmark_note);
+  }
+}
+
+}  // namespace
+
 std::vector<ProfileResult> profile_targets(ProgramBackend& backend, const std::vector<ProfileTarget>& targets,
                                            const ProfileOptions& options) {
   using Clock = std::chrono::steady_clock;
@@ -405,66 +481,7 @@ std::vector<ProfileResult> profile_targets(ProgramBackend& backend, const std::v
     }
     const auto start = Clock::now();
     try {
-      if (options.ncu.empty())
-        throw std::runtime_error("ncu not found (set ADAEXPLORE_NCU to Nsight Compute's ncu, or put ncu on PATH)");
-      Prepared prepared = backend.prepare(target.config);
-      if (prepared.failure)
-        throw std::runtime_error("the configuration did not compile again (" + std::string(to_string(prepared.failure->status)) +
-                                 "): " + prepared.failure->message.substr(0, prepared.failure->message.find('\n')));
-      for (const auto& k : prepared.resources)
-        if (std::find(r.kernels.begin(), r.kernels.end(), k.kernel) == r.kernels.end()) r.kernels.push_back(k.kernel);
-      r.report = prepared.directory / "profile.ncu-rep";
-      r.log = prepared.directory / "profile.log";
-      std::error_code ec;
-      fs::remove(r.report, ec);
-      fs::remove(r.log, ec);
-      const auto prefix = ncu_profile_command(options.ncu, r.kernels, r.report, r.log);
-      const ProgramBackend::WrappedRun run = backend.run_wrapped(prepared, prefix, options.per_config_timeout_s);
-      r.command = run.process.command_line();
-      const std::string log = r.log.string();
-      const std::string benchmark_note =
-          is_success(run.outcome.status)
-              ? std::string()
-              : "; the benchmark under ncu: " + std::string(to_string(run.outcome.status)) + ", " +
-                    run.outcome.message.substr(0, run.outcome.message.find('\n'));
-      if (run.process.failed_to_start) {
-        r.error = "ncu could not be started: " + run.process.error;
-      } else if (run.process.timed_out) {
-        r.error = "ncu timed out after " + seconds_text(options.per_config_timeout_s) + " s (killed); log: " + log;
-      } else if (!run.process.ok()) {
-        r.error = "ncu failed (" + run.process.describe() + ")" + ncu_error_line(r.log, run.process.err + run.process.out) +
-                  "; log: " + log + benchmark_note;
-      } else if (!fs::exists(r.report, ec)) {
-        r.error = "ncu wrote no report (" + r.report.string() + ")" + ncu_error_line(r.log, run.process.err) +
-                  "; log: " + log + benchmark_note;
-      } else {
-        ProcessOptions import_options;
-        import_options.timeout_s = options.per_config_timeout_s;
-        import_options.working_directory = prepared.directory;
-        import_options.stdout_file = prepared.directory / "profile.csv";
-        import_options.stderr_file = prepared.directory / "profile.import.err";
-        import_options.capture_limit = std::size_t(64) << 20;  // the whole CSV
-        const ProcessResult imported = run_process(ncu_import_command(options.ncu, r.report), import_options);
-        if (!imported.ok()) {
-          r.error = "ncu --import failed (" + imported.describe() + ")" + ncu_error_line({}, imported.err + imported.out) +
-                    "; log: " + import_options.stderr_file.string();
-        } else {
-          try {
-            for (const auto& launch : parse_ncu_raw_csv(imported.out)) r.launches.push_back(kept_metrics(launch));
-          } catch (const std::exception& e) {
-            throw std::runtime_error(std::string(e.what()) + " (" + import_options.stdout_file.string() + ")");
-          }
-          if (r.launches.empty()) {
-            r.error = "ncu profiled no launch" +
-                      (r.kernels.empty() ? std::string() : " of " + r.kernels.front() + (r.kernels.size() > 1 ? ", ..." : "")) +
-                      "; log: " + log + benchmark_note;
-          } else {
-            r.launch = r.launches.front();
-            for (const auto& l : r.launches)
-              if (duration_of(l) > duration_of(r.launch)) r.launch = l;
-          }
-        }
-      }
+      profile_one(backend, target, options, r);
     } catch (const std::exception& e) {
       r.error = "not profiled: " + std::string(e.what());
     }

@@ -203,7 +203,7 @@ fs::path ProgramBackend::render(const Config& config, const fs::path& directory)
 namespace {
 // The sources whose text goes into a harness object's name (harness.cuh includes the others).
 constexpr const char* kHarnessSources[] = {"harness_separate.cu", "harness_kernels.cu", "harness.cuh",
-                                           "harness_common.hpp", "harness_kernels.cuh"};
+                                           "harness_common.hpp", "harness_kernels.cuh", "statuses.hpp"};
 }  // namespace
 
 ProgramBackend::HarnessBuild ProgramBackend::plan_harness_file(const std::string& file,
@@ -431,13 +431,145 @@ std::string ProgramBackend::header_with_device_code(const fs::path& dependency_f
   return {};
 }
 
+namespace {
+
+// One build of the kernel unit's benchmark, step by step (ProgramBackend::build_benchmark): the
+// commands run so far and the last one's result.
+struct BenchmarkSteps {
+  const Spec& spec;
+  fs::path directory;
+  std::string depfile;
+  fs::path program;
+  std::vector<std::string> argv;    // the compile's: toolchain, user flags, includes, definitions, module
+  std::vector<std::string> base;    // the link's: compiler, toolchain and user flags
+  std::vector<std::string> module;  // a module's flags (-shared -fPIC ...), or none
+  ProcessResult built;
+  std::string commands;
+};
+
+// The cache key of the header-only command `whole` (this folder's path replaced) and the
+// benchmark's text.
+std::string benchmark_cache_key(const std::string& toolchain, const std::vector<std::string>& whole,
+                                const fs::path& directory, const fs::path& benchmark) {
+  std::string key = "benchmark\n" + toolchain;
+  for (std::string a : whole) {
+    for (std::size_t at = a.find(directory.string()); at != std::string::npos; at = a.find(directory.string(), at + 6))
+      a.replace(at, directory.string().size(), "<work>");
+    key += a + '\n';
+  }
+  return key + read_file(benchmark);
+}
+
+// The linker's own line of a failed link (an undefined launch_gather<T>, ...), not collect2's summary.
+std::string link_error_line(const ProcessResult& built) {
+  const std::string text = built.err + built.out;
+  std::string line = first_error_line(text);
+  if (const std::size_t at = text.find("undefined reference"); at != std::string::npos) {
+    const std::size_t end = text.find('\n', at);
+    line = text.substr(at, std::min<std::size_t>(end == std::string::npos ? text.size() - at : end - at, 300));
+  }
+  return line;
+}
+
+// As plain C++ first when the benchmark has no device code of its own: the host compiler alone,
+// against the harness object and the harness's kernels built apart. A __global__, __shared__,
+// __constant__ or __managed__ in a header it includes is a compile error here (defined to an
+// unknown name: the toolkit's headers define them only when nvcc has not), as is a <<<>>> launch;
+// the headers it included (its dependency file, outside the toolkit, the system and the harness)
+// are then read for the rest (__device__, __CUDACC__, a symbol copy: header_with_device_code).
+// Any of these, or a failed link (an element type harness_kernels.cu does not instantiate), and
+// the benchmark is compiled with nvcc (false, the reason in b.commands).
+bool build_as_cxx(BenchmarkSteps& b, const std::vector<std::string>& cxx, const std::function<fs::path()>& harness_object,
+                  const std::function<fs::path()>& kernels_object,
+                  const std::function<std::string(const std::string&)>& header_with_device_code) {
+  std::error_code ec;
+  const std::string object = (b.directory / "benchmark.o").string();
+  std::vector<std::string> part = b.argv;
+  for (const auto& f : cxx) part.push_back(f);
+  for (const char* keyword : {"__global__", "__shared__", "__constant__", "__managed__"})
+    part.push_back("-D" + std::string(keyword) + "=adaexplore_device_code_in_a_benchmark_compiled_as_plain_cxx");
+  part.insert(part.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-MD", "-MF", b.depfile, "-c",
+                           b.spec.benchmark_path.string(), "-o", object});
+  const ProcessResult compiled = run_process(part, logged_options(b.directory, "compile-cxx", b.spec.compiler.timeout_s));
+  b.commands += compiled.command_line() + "\n";
+  const std::string in_header = compiled.ok() ? header_with_device_code(b.depfile) : std::string();
+  fs::path harness = harness_object();
+  fs::path kernels = kernels_object();
+  if (!harness.empty() && !fs::exists(harness, ec)) harness.clear();
+  if (!kernels.empty() && !fs::exists(kernels, ec)) kernels.clear();
+  std::string why = !compiled.ok() ? "it does not compile as C++ (" + first_error_line(compiled.err + compiled.out) +
+                                         "; log: compile-cxx.err)"
+                    : !in_header.empty() ? in_header
+                    : harness.empty() ? "no harness object"
+                    : kernels.empty() ? "no object of the harness's kernels"
+                                      : "";
+  bool done = false;
+  if (why.empty()) {
+    std::vector<std::string> link = b.base;
+    for (const auto& f : b.module) link.push_back(f);
+    link.insert(link.end(), {object, harness.string(), kernels.string(), "-o", b.program.string()});
+    b.built = run_process(link, logged_options(b.directory, "link-cxx", b.spec.compiler.timeout_s));
+    b.commands += b.built.command_line() + "\n";
+    done = b.built.ok() && fs::exists(b.program, ec);
+    if (!done) why = "its link failed (" + link_error_line(b.built) + "; log: link-cxx.err)";
+  }
+  fs::remove(object, ec);
+  if (!done) b.commands += "# as plain C++: " + why + "; with nvcc:\n";
+  return done;
+}
+
+// With nvcc, the benchmark's own code to an object (-c, ADAEXPLORE_HARNESS_SEPARATE) while the
+// harness object builds, then one link; false, saying why in b.commands, when either part fails.
+bool build_apart(BenchmarkSteps& b, const std::function<fs::path()>& harness_object) {
+  std::error_code ec;
+  const std::string object = (b.directory / "benchmark.o").string();
+  std::vector<std::string> part = b.argv;
+  part.insert(part.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-MD", "-MF", b.depfile, "-c",
+                           b.spec.benchmark_path.string(), "-o", object});
+  const ProcessResult compiled = run_process(part, logged_options(b.directory, "compile", b.spec.compiler.timeout_s));
+  b.commands += compiled.command_line() + "\n";
+  // The harness object's build ran meanwhile (started with this build, in the caller's thread:
+  // no virtual call here).
+  fs::path harness = harness_object();
+  if (!harness.empty() && !fs::exists(harness, ec)) harness.clear();
+  bool done = false;
+  if (compiled.ok() && !harness.empty()) {
+    std::vector<std::string> link = b.base;
+    for (const auto& f : b.module) link.push_back(f);
+    link.insert(link.end(), {object, harness.string(), "-o", b.program.string()});
+    b.built = run_process(link, logged_options(b.directory, "link", b.spec.compiler.timeout_s));
+    b.commands += b.built.command_line() + "\n";
+    done = b.built.ok() && fs::exists(b.program, ec);
+  }
+  fs::remove(object, ec);
+  if (!done)
+    b.commands += "# built apart: " + std::string(!compiled.ok() ? "the benchmark's object failed"
+                                                  : harness.empty() ? "no harness object"
+                                                                    : "the link failed") +
+                  "; header-only:\n";
+  return done;
+}
+
+// Why the kernel unit's benchmark did not compile, with its log and command.
+std::string benchmark_error(const BenchmarkSteps& b) {
+  const ProcessResult& built = b.built;
+  const std::string why = built.timed_out ? "the compiler exceeded its time limit of " + seconds(b.spec.compiler.timeout_s)
+                          : built.failed_to_start ? "the compiler could not be started: " + built.error
+                                                  : first_error_line(built.err + built.out);
+  return b.spec.benchmark_path.string() + " does not compile (the kernel unit's benchmark, compiled once, without the "
+         "rendered template): " + why + "\n  log: " + (b.directory / "compile.err").string() +
+         "\n  command: " + (b.directory / "compile.cmd").string() +
+         "\n  a benchmark that includes the rendered template compiles whole per configuration: compiler.unit "
+         "\"program\" (COMPILE_UNIT PROGRAM)";
+}
+
+}  // namespace
+
 // The benchmark of the kernel unit, compiled once: as the whole program's compile but without
 // the rendered template (no evaluation folder on the include path, no parameter macros: its host
-// code is the same for every configuration). As plain C++ first when it can be (see below), else
-// with nvcc. With the harness built apart, in two parts at once:
-// the benchmark's own code to an object (-c, ADAEXPLORE_HARNESS_SEPARATE) while the harness
-// object builds (harness_object(), started with this), then one link; header-only, one command,
-// when the harness is not built apart or either part fails.
+// code is the same for every configuration). As plain C++ first when it can be (build_as_cxx),
+// else with nvcc. With the harness built apart, in two parts at once (build_apart); header-only,
+// one command, when the harness is not built apart or either part fails.
 ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::string> argv,
                                                                const std::vector<std::string>& module, bool separate,
                                                                const std::vector<std::string>& cxx,
@@ -447,28 +579,22 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
   const fs::path directory = fs::absolute(work_.path() / "benchmark");
   std::error_code ec;
   fs::create_directories(directory, ec);
-  const std::vector<std::string> base = argv;  // compiler, toolchain and user flags
+  BenchmarkSteps b{spec_, directory, (directory / "benchmark.d").string(), {}, {}, argv, module, {}, {}};
   std::vector<std::string> includes = include_flags(spec_, directory, harness_);
   includes.erase(includes.begin());  // the benchmark's own folder is not an evaluation's
   for (const auto& f : includes) argv.push_back(f);
   for (const auto& d : spec_.compiler.definitions) argv.push_back(d.rfind("-D", 0) == 0 ? d : "-D" + d);
   argv.push_back("-DADAEXPLORE_KERNEL_UNIT=1");
   for (const auto& f : module) argv.push_back(f);
-  build.program = directory / (runner_command_.empty() ? "benchmark" : "benchmark.so");
-  const std::string depfile = (directory / "benchmark.d").string();
+  b.argv = argv;
+  build.program = b.program = directory / (runner_command_.empty() ? "benchmark" : "benchmark.so");
   // header-only, whole: ... -MD -MF benchmark.d bench.cu -o benchmark.so
   std::vector<std::string> whole = argv;
-  whole.insert(whole.end(), {"-MD", "-MF", depfile, spec_.benchmark_path.string(), "-o", build.program.string()});
+  whole.insert(whole.end(), {"-MD", "-MF", b.depfile, spec_.benchmark_path.string(), "-o", build.program.string()});
   // From the compile cache when an earlier tuning built the same (compiler, the header-only command
   // with this folder's path replaced, benchmark text, and the headers it included unchanged),
   // whichever way it was built.
-  std::string key = "benchmark\n" + toolchain_identity_;
-  for (std::string a : whole) {
-    for (std::size_t at = a.find(directory.string()); at != std::string::npos; at = a.find(directory.string(), at + 6))
-      a.replace(at, directory.string().size(), "<work>");
-    key += a + '\n';
-  }
-  key += read_file(spec_.benchmark_path);
+  const std::string key = benchmark_cache_key(toolchain_identity_, whole, directory, spec_.benchmark_path);
   if (cache_ && cache_->find(key, build.program)) {
     ProcessResult served;
     served.argv = whole;
@@ -478,103 +604,24 @@ ProgramBackend::BenchmarkBuild ProgramBackend::build_benchmark(std::vector<std::
     build.cached = true;
     return build;
   }
-  ProcessResult built;
-  std::string commands;
+  const auto harness = [this] { return separate_refused_ ? fs::path() : harness_object_.get(); };
   bool done = false;
-  // As plain C++ first when the benchmark has no device code of its own: the host compiler alone,
-  // against the harness object and the harness's kernels built apart. A __global__, __shared__,
-  // __constant__ or __managed__ in a header it includes is a compile error here (defined to an
-  // unknown name: the toolkit's headers define them only when nvcc has not), as is a <<<>>> launch;
-  // the headers it included (its dependency file, outside the toolkit, the system and the harness)
-  // are then read for the rest (__device__, __CUDACC__, a symbol copy: header_with_device_code).
-  // Any of these, or a failed link (an element type harness_kernels.cu does not instantiate), and
-  // the benchmark is compiled with nvcc below.
-  if (host_only_why.empty()) {
-    const std::string object = (directory / "benchmark.o").string();
-    std::vector<std::string> part = argv;
-    for (const auto& f : cxx) part.push_back(f);
-    for (const char* keyword : {"__global__", "__shared__", "__constant__", "__managed__"})
-      part.push_back("-D" + std::string(keyword) + "=adaexplore_device_code_in_a_benchmark_compiled_as_plain_cxx");
-    part.insert(part.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-MD", "-MF", depfile, "-c",
-                             spec_.benchmark_path.string(), "-o", object});
-    const ProcessResult compiled = run_process(part, logged_options(directory, "compile-cxx", spec_.compiler.timeout_s));
-    commands += compiled.command_line() + "\n";
-    const std::string in_header = compiled.ok() ? header_with_device_code(depfile) : std::string();
-    fs::path harness = separate_refused_ ? fs::path() : harness_object_.get();
-    fs::path kernels = harness_kernels_.get();
-    if (!harness.empty() && !fs::exists(harness, ec)) harness.clear();
-    if (!kernels.empty() && !fs::exists(kernels, ec)) kernels.clear();
-    std::string why = !compiled.ok() ? "it does not compile as C++ (" + first_error_line(compiled.err + compiled.out) +
-                                           "; log: compile-cxx.err)"
-                      : !in_header.empty() ? in_header
-                      : harness.empty() ? "no harness object"
-                      : kernels.empty() ? "no object of the harness's kernels"
-                                        : "";
-    if (why.empty()) {
-      std::vector<std::string> link = base;
-      for (const auto& f : module) link.push_back(f);
-      link.insert(link.end(), {object, harness.string(), kernels.string(), "-o", build.program.string()});
-      built = run_process(link, logged_options(directory, "link-cxx", spec_.compiler.timeout_s));
-      commands += built.command_line() + "\n";
-      done = built.ok() && fs::exists(build.program, ec);
-      if (!done) {  // the linker's own line (an undefined launch_gather<T>, ...), not collect2's summary
-        const std::string text = built.err + built.out;
-        std::string line = first_error_line(text);
-        if (const std::size_t at = text.find("undefined reference"); at != std::string::npos) {
-          const std::size_t end = text.find('\n', at);
-          line = text.substr(at, std::min<std::size_t>(end == std::string::npos ? text.size() - at : end - at, 300));
-        }
-        why = "its link failed (" + line + "; log: link-cxx.err)";
-      }
-    }
-    fs::remove(object, ec);
-    if (!done) commands += "# as plain C++: " + why + "; with nvcc:\n";
-  } else {
-    commands += "# with nvcc, not as plain C++: " + host_only_why + "\n";
-  }
-  if (!done && separate && harness_object_.valid()) {
-    const std::string object = (directory / "benchmark.o").string();
-    std::vector<std::string> part = argv;
-    part.insert(part.end(), {"-DADAEXPLORE_HARNESS_SEPARATE=1", "-MD", "-MF", depfile, "-c",
-                             spec_.benchmark_path.string(), "-o", object});
-    const ProcessResult compiled = run_process(part, logged_options(directory, "compile", spec_.compiler.timeout_s));
-    commands += compiled.command_line() + "\n";
-    // The harness object's build ran meanwhile (started with this build, in the caller's thread:
-    // no virtual call here).
-    fs::path harness = separate_refused_ ? fs::path() : harness_object_.get();
-    if (!harness.empty() && !fs::exists(harness, ec)) harness.clear();
-    if (compiled.ok() && !harness.empty()) {
-      std::vector<std::string> link = base;
-      for (const auto& f : module) link.push_back(f);
-      link.insert(link.end(), {object, harness.string(), "-o", build.program.string()});
-      built = run_process(link, logged_options(directory, "link", spec_.compiler.timeout_s));
-      commands += built.command_line() + "\n";
-      done = built.ok() && fs::exists(build.program, ec);
-    }
-    fs::remove(object, ec);
-    if (!done)
-      commands += "# built apart: " + std::string(!compiled.ok() ? "the benchmark's object failed"
-                                                  : harness.empty() ? "no harness object"
-                                                                    : "the link failed") +
-                  "; header-only:\n";
-  }
+  if (host_only_why.empty())
+    done = build_as_cxx(b, cxx, harness, [this] { return harness_kernels_.get(); },
+                        [this](const std::string& depfile) { return header_with_device_code(depfile); });
+  else
+    b.commands += "# with nvcc, not as plain C++: " + host_only_why + "\n";
+  if (!done && separate && harness_object_.valid()) done = build_apart(b, harness);
   if (!done) {
-    built = run_process(whole, logged_options(directory, "compile", spec_.compiler.timeout_s));
-    commands += built.command_line() + "\n";
+    b.built = run_process(whole, logged_options(directory, "compile", spec_.compiler.timeout_s));
+    b.commands += b.built.command_line() + "\n";
   }
-  write_file_if_changed(directory / "compile.cmd", commands);
+  write_file_if_changed(directory / "compile.cmd", b.commands);
   build.ms = ms_since(start);
-  if (built.ok() && cache_ && fs::exists(build.program, ec))
-    cache_->store(key, build.program, depfile, directory, built.out, built.err);
-  if (built.ok() && fs::exists(build.program, ec)) return build;
-  const std::string why = built.timed_out ? "the compiler exceeded its time limit of " + seconds(spec_.compiler.timeout_s)
-                          : built.failed_to_start ? "the compiler could not be started: " + built.error
-                                                  : first_error_line(built.err + built.out);
-  build.error = spec_.benchmark_path.string() + " does not compile (the kernel unit's benchmark, compiled once, without the "
-                "rendered template): " + why + "\n  log: " + (directory / "compile.err").string() +
-                "\n  command: " + (directory / "compile.cmd").string() +
-                "\n  a benchmark that includes the rendered template compiles whole per configuration: compiler.unit "
-                "\"program\" (COMPILE_UNIT PROGRAM)";
+  if (b.built.ok() && cache_ && fs::exists(build.program, ec))
+    cache_->store(key, build.program, b.depfile, directory, b.built.out, b.built.err);
+  if (b.built.ok() && fs::exists(build.program, ec)) return build;
+  build.error = benchmark_error(b);
   build.program.clear();
   return build;
 }

@@ -50,13 +50,16 @@ nlohmann::json read_record(const std::filesystem::path& file) {
   if (!j.is_object() || !j.contains("adaexplore_harness"))
     throw ProtocolError("its result record " + file.string() +
                         " has no \"adaexplore_harness\" field");
-  static const std::set<std::string> statuses = {"ok", "launch_error", "crash", "wrong_result",
-                                                 "resource_limit"};
-  if (!j.contains("status") || !j["status"].is_string() ||
-      !statuses.count(j["status"].get<std::string>()))
-    throw ProtocolError("its result record has status " +
-                        (j.contains("status") ? j["status"].dump() : "(none)") +
-                        "; expected one of ok, launch_error, crash, wrong_result, resource_limit");
+  std::string statuses;  // those a record may carry (statuses.hpp: from_benchmark)
+  bool known = false;
+  for (Status s : kAllStatuses) {
+    if (!from_benchmark(s)) continue;
+    statuses += (statuses.empty() ? "" : ", ") + std::string(to_string(s));
+    known = known || (j.contains("status") && j["status"] == to_string(s));
+  }
+  if (!known)
+    throw ProtocolError("its result record has status " + (j.contains("status") ? j["status"].dump() : "(none)") +
+                        "; expected one of " + statuses);
   return j;
 }
 

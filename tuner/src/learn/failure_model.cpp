@@ -38,6 +38,49 @@ bool solve_spd(std::vector<double> a, std::vector<double>& b, std::size_t n) {
   return true;
 }
 
+// Newton's method for the weights `w` (starting from what it holds) of a logistic regression of
+// failure on the rows of `design` (f columns; `nonzero`: each row's non-zero columns), with a
+// Gaussian prior of sd options.prior_sd on every weight but the intercept.
+void newton_fit(const std::vector<double>& design, const std::vector<std::vector<std::size_t>>& nonzero,
+                const std::vector<Status>& y, std::size_t f, const FailureModel::Options& options,
+                std::vector<double>& w) {
+  const double precision = 1.0 / (options.prior_sd * options.prior_sd);
+  std::vector<double> hessian(f * f), step(f);
+  for (int it = 0; it < options.iterations; ++it) {
+    std::fill(hessian.begin(), hessian.end(), 0.0);
+    std::fill(step.begin(), step.end(), 0.0);
+    for (std::size_t i = 0; i < nonzero.size(); ++i) {
+      const double* xi = &design[i * f];
+      double z = 0;
+      for (std::size_t j : nonzero[i]) z += w[j] * xi[j];
+      const double mu = sigmoid(z), target = is_success(y[i]) ? 0.0 : 1.0;
+      const double r = std::max(mu * (1.0 - mu), 1e-9);
+      for (std::size_t a = 0; a < nonzero[i].size(); ++a) {
+        const std::size_t j = nonzero[i][a];
+        step[j] += (mu - target) * xi[j];
+        for (std::size_t b = 0; b <= a; ++b) {
+          const std::size_t k = nonzero[i][b];
+          hessian[j * f + k] += r * xi[j] * xi[k];
+        }
+      }
+    }
+    for (std::size_t j = 0; j < f; ++j) {
+      for (std::size_t k = 0; k < j; ++k) hessian[k * f + j] = hessian[j * f + k];
+      // The intercept gets a weak prior (sd 10) only to keep the Hessian definite.
+      const double prec = j == 0 ? 0.01 : precision;
+      hessian[j * f + j] += prec;
+      step[j] += prec * (j == 0 ? 0.0 : w[j]);
+    }
+    if (!solve_spd(hessian, step, f)) break;
+    double moved = 0;
+    for (std::size_t j = 0; j < f; ++j) {
+      w[j] -= step[j];
+      moved = std::max(moved, std::abs(step[j]));
+    }
+    if (moved < options.tolerance) break;
+  }
+}
+
 }  // namespace
 
 void FailureModel::features(const Space& space, const Config& c, std::vector<double>& x) const {
@@ -87,43 +130,9 @@ void FailureModel::fit(const Space& space, const std::vector<const Config*>& x, 
     for (std::size_t j = 0; j < f; ++j)
       if (row[j] != 0.0) nonzero[i].push_back(j);
   }
-  const double precision = 1.0 / (options.prior_sd * options.prior_sd);
   w_.assign(f, 0.0);
   w_[0] = std::log(base_rate_ / (1.0 - base_rate_));
-  std::vector<double> hessian(f * f), step(f);
-  for (int it = 0; it < options.iterations; ++it) {
-    std::fill(hessian.begin(), hessian.end(), 0.0);
-    std::fill(step.begin(), step.end(), 0.0);
-    for (std::size_t i = 0; i < n; ++i) {
-      const double* xi = &design[i * f];
-      double z = 0;
-      for (std::size_t j : nonzero[i]) z += w_[j] * xi[j];
-      const double mu = sigmoid(z), target = is_success(y[i]) ? 0.0 : 1.0;
-      const double r = std::max(mu * (1.0 - mu), 1e-9);
-      for (std::size_t a = 0; a < nonzero[i].size(); ++a) {
-        const std::size_t j = nonzero[i][a];
-        step[j] += (mu - target) * xi[j];
-        for (std::size_t b = 0; b <= a; ++b) {
-          const std::size_t k = nonzero[i][b];
-          hessian[j * f + k] += r * xi[j] * xi[k];
-        }
-      }
-    }
-    for (std::size_t j = 0; j < f; ++j) {
-      for (std::size_t k = 0; k < j; ++k) hessian[k * f + j] = hessian[j * f + k];
-      // The intercept gets a weak prior (sd 10) only to keep the Hessian definite.
-      const double prec = j == 0 ? 0.01 : precision;
-      hessian[j * f + j] += prec;
-      step[j] += prec * (j == 0 ? 0.0 : w_[j]);
-    }
-    if (!solve_spd(hessian, step, f)) break;
-    double moved = 0;
-    for (std::size_t j = 0; j < f; ++j) {
-      w_[j] -= step[j];
-      moved = std::max(moved, std::abs(step[j]));
-    }
-    if (moved < options.tolerance) break;
-  }
+  newton_fit(design, nonzero, y, f, options, w_);
 
   table_.assign(space.dimension(), {});
   for (std::size_t p = 0; p < space.dimension(); ++p) table_[p].assign(space.parameters()[p].values.size(), 0.0);

@@ -156,6 +156,82 @@ void LearnedRules::learn(const Space& space, const std::vector<Observation>& obs
   learn_dominance(space.dimension(), observations);
 }
 
+namespace {
+
+// Evaluations and failures so far per value (an id: the value's index after those of the
+// parameters before it) and per pair of values, and the statuses per value (learn_values).
+struct ValueTally {
+  std::size_t ids;
+  std::vector<double> n1, f1, n2, f2;
+  std::vector<StatusCounts> counts;
+  StatusCounts failures_of{};  // failures so far per status
+  std::size_t evaluations = 0, failures = 0;
+
+  explicit ValueTally(std::size_t n)
+      : ids(n), n1(n, 0), f1(n, 0), n2(n * n, 0), f2(n * n, 0), counts(n, StatusCounts{}) {}
+
+  // One evaluation whose values are `id`.
+  void add(const std::vector<std::size_t>& id, Status status) {
+    const bool failed = !is_success(status);
+    ++evaluations;
+    failures += failed ? 1 : 0;
+    if (failed) ++failures_of[status_index(status)];
+    for (std::size_t a = 0; a < id.size(); ++a) {
+      n1[id[a]] += 1;
+      f1[id[a]] += failed ? 1 : 0;
+      ++counts[id[a]][status_index(status)];
+      for (std::size_t b = 0; b < id.size(); ++b) {
+        n2[id[a] * ids + id[b]] += 1;
+        f2[id[a] * ids + id[b]] += failed ? 1 : 0;
+      }
+    }
+  }
+
+  // The chance that a failure with value v = id[p] happened anyway: the largest of `prior` and,
+  // for each other parameter q, the failure rate among the evaluations without v that share its
+  // value of q, smoothed toward `prior`.
+  double chance(const std::vector<std::size_t>& id, std::size_t p, double prior) const {
+    const std::size_t v = id[p];
+    double chance = prior;
+    for (std::size_t q = 0; q < id.size(); ++q) {
+      if (q == p) continue;
+      const std::size_t u = id[q];
+      const double n = n1[u] - n2[v * ids + u], f = f1[u] - f2[v * ids + u];  // without v
+      chance = std::max(chance, (f + 2.0 * prior) / (n + 2.0));
+    }
+    return chance;
+  }
+
+  // The chance to fail anyway with status s, the largest of: `chance` times the status's
+  // share among the failures without the value (Laplace-smoothed over the failure statuses
+  // seen so far), and for each other parameter q the rate of this status among the
+  // evaluations without v that share its value of q, smoothed toward the null model's P(fail)
+  // times that share (v's failures all have this status, so those with v and u are
+  // f2[v, u]). The second guards, as `chance` does, against a status that another value
+  // explains: one that v was sampled beside and that fails this way. In a space that fails
+  // one way only the share is 1 and this is `chance`: the same test as above. `seen`: the
+  // failure statuses seen so far.
+  double status_chance(const std::vector<std::size_t>& id, std::size_t p, std::size_t s, double prior,
+                       double chance, double& seen) const {
+    const std::size_t v = id[p];
+    const double others = static_cast<double>(failures) - f1[v];
+    const double same = static_cast<double>(failures_of[s] - counts[v][s]);
+    seen = static_cast<double>(
+        std::count_if(failures_of.begin(), failures_of.end(), [](std::size_t k) { return k > 0; }));
+    const double share = std::min(1.0, (same + 1.0) / (others + seen));
+    double status_chance = chance * share;
+    for (std::size_t q = 0; q < id.size(); ++q) {
+      if (q == p) continue;
+      const std::size_t u = id[q];
+      const double n = n1[u] - n2[v * ids + u], f = static_cast<double>(counts[u][s]) - f2[v * ids + u];
+      status_chance = std::max(status_chance, (f + 2.0 * prior * share) / (n + 2.0));
+    }
+    return status_chance;
+  }
+};
+
+}  // namespace
+
 // The test of (a), run in the order of the evaluations. Under the null hypothesis that v is an
 // ordinary value, a failure with v had a chance p_i to fail anyway; the value passes when the
 // product of p_i over its failures so far is at most alpha / hypotheses. p_i is the largest of
@@ -180,82 +256,41 @@ void LearnedRules::learn_values(const Space& space, const std::vector<Observatio
   std::vector<std::size_t> offset(d + 1, 0);
   for (std::size_t p = 0; p < d; ++p) offset[p + 1] = offset[p] + space.parameters()[p].values.size();
   const std::size_t ids = offset[d];
-  // Evaluations and failures so far per value (id) and per pair of values.
-  std::vector<double> n1(ids, 0), f1(ids, 0), n2(ids * ids, 0), f2(ids * ids, 0);
-  std::vector<StatusCounts> counts(ids, StatusCounts{});
+  ValueTally tally(ids);
   std::vector<double> log_chance(ids, 0.0);
   // The status test: while every failure with the value has one status, the log of the chance
   // that all of them failed anyway *with that status* (kMixed once a second status appears).
   constexpr std::size_t kMixed = kStatuses;
   std::vector<double> log_status_chance(ids, 0.0);
   std::vector<std::size_t> sole_status(ids, kStatuses + 1);  // kStatuses + 1: no failure yet
-  StatusCounts failures_of{};  // failures so far per status
   std::vector<char> passed(ids, 0);
   std::vector<std::size_t> id(d);
-  std::size_t evaluations = 0, failures = 0;
   for (std::size_t i = 0; i < observations.size(); ++i) {
     const Observation& o = observations[i];
     if (explained && (*explained)[i]) continue;  // a resource rule accounts for it: no evidence about a value
-    ++evaluations;
-    const bool failed = !is_success(o.status);
-    failures += failed ? 1 : 0;
-    if (failed) ++failures_of[status_index(o.status)];
     for (std::size_t p = 0; p < d; ++p) id[p] = offset[p] + o.config[p];
-    for (std::size_t a = 0; a < d; ++a) {
-      n1[id[a]] += 1;
-      f1[id[a]] += failed ? 1 : 0;
-      ++counts[id[a]][status_index(o.status)];
-      for (std::size_t b = 0; b < d; ++b) {
-        n2[id[a] * ids + id[b]] += 1;
-        f2[id[a] * ids + id[b]] += failed ? 1 : 0;
-      }
-    }
-    if (!failed) continue;
-    const double rate = (failures + 1.0) / (evaluations + 2.0);
+    tally.add(id, o.status);
+    if (is_success(o.status)) continue;
+    const double rate = (tally.failures + 1.0) / (tally.evaluations + 2.0);
     for (std::size_t p = 0; p < d; ++p) {
       const std::size_t v = id[p];
-      if (passed[v] || !always_failing(p, o.config[p], counts[v])) continue;
+      if (passed[v] || !always_failing(p, o.config[p], tally.counts[v])) continue;
       const double prior = null_chance(o.config, p, rate);
-      double chance = prior;
-      for (std::size_t q = 0; q < d; ++q) {
-        if (q == p) continue;
-        const std::size_t u = id[q];
-        const double n = n1[u] - n2[v * ids + u], f = f1[u] - f2[v * ids + u];  // without v
-        chance = std::max(chance, (f + 2.0 * prior) / (n + 2.0));
-      }
+      const double chance = tally.chance(id, p, prior);
       log_chance[v] += std::log(chance);
       if (log_chance[v] <= log_bound) passed[v] = 1;
       if (!options_.status_test) continue;
       const std::size_t s = status_index(o.status);
       sole_status[v] = sole_status[v] == kStatuses + 1 || sole_status[v] == s ? s : kMixed;
       if (sole_status[v] == kMixed) continue;
-      // The chance to fail anyway with this status, the largest of: `chance` times the status's
-      // share among the failures without the value (Laplace-smoothed over the failure statuses
-      // seen so far), and for each other parameter q the rate of this status among the
-      // evaluations without v that share its value of q, smoothed toward the null model's P(fail)
-      // times that share (v's failures all have this status, so those with v and u are
-      // f2[v, u]). The second guards, as `chance` does, against a status that another value
-      // explains: one that v was sampled beside and that fails this way. In a space that fails
-      // one way only the share is 1 and this is `chance`: the same test as above.
-      const double others = static_cast<double>(failures) - f1[v];
-      const double same = static_cast<double>(failures_of[s] - counts[v][s]);
-      const double seen = static_cast<double>(
-          std::count_if(failures_of.begin(), failures_of.end(), [](std::size_t k) { return k > 0; }));
-      const double share = std::min(1.0, (same + 1.0) / (others + seen));
-      double status_chance = chance * share;
-      for (std::size_t q = 0; q < d; ++q) {
-        if (q == p) continue;
-        const std::size_t u = id[q];
-        const double n = n1[u] - n2[v * ids + u], f = static_cast<double>(counts[u][s]) - f2[v * ids + u];
-        status_chance = std::max(status_chance, (f + 2.0 * prior * share) / (n + 2.0));
-      }
-      log_status_chance[v] += std::log(status_chance);
+      double seen = 0;
+      log_status_chance[v] += std::log(tally.status_chance(id, p, s, prior, chance, seen));
       if (log_status_chance[v] <= log_bound - std::log(seen)) passed[v] = 1;
     }
   }
   for (std::size_t p = 0; p < d; ++p)
     for (std::size_t v = 0; v < space.parameters()[p].values.size(); ++v) {
-      const auto r = always_failing(p, v, counts[offset[p] + v]);
+      const auto r = always_failing(p, v, tally.counts[offset[p] + v]);
       if (r && passed[offset[p] + v] && r->of_status >= options_.min_value_failures) values_.push_back(*r);
     }
 }

@@ -1,4 +1,5 @@
 #include "model/kernel_spec.hpp"
+#include "model/backend_kind.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -80,7 +81,7 @@ LaunchSpec parse_launch(const nlohmann::json& j, const Spec& s) {
     if (!keys.count(k))
       fail(s, "launch." + k, "unknown key (check its spelling; known: block, dynamic_shared_bytes, "
                              "dynamic_shared_opt_in, grid, threads_per_block)");
-  if (s.backend != "cuda")
+  if (!backend_kind(s.backend).launches_kernels)
     fail(s, "launch", "only the cuda backend launches kernels; remove \"launch\" for backend " + s.backend);
   if (l.contains("threads_per_block"))
     launch.threads_per_block = whole_expression(s, "launch.threads_per_block", l["threads_per_block"], 1, "threads");
@@ -213,7 +214,7 @@ std::vector<ArgumentSpec> parse_arguments(const nlohmann::json& j, const Spec& s
   const auto& list = j["arguments"];
   if (!list.is_array() || list.empty())
     fail(s, "arguments", "must be a non-empty list of {\"name\", \"kind\", \"type\", \"length\"|\"value\"}");
-  if (s.backend != "cuda")
+  if (!backend_kind(s.backend).launches_kernels)
     fail(s, "arguments", "a generated benchmark launches a CUDA kernel; write a benchmark for backend " + s.backend);
   std::set<std::string> names;
   bool compared = false;
@@ -315,7 +316,7 @@ void parse_kernel_parts(const nlohmann::json& j, Spec& s) {
   s.kernel = json_text(j, "kernel", s, "kernel");
   if (!s.kernel.empty() && !is_qualified_identifier(s.kernel))
     fail(s, "kernel", "'" + s.kernel + "' is not a kernel's name (an identifier, possibly qualified: ns::kernel)");
-  if (s.macro_kernel && s.backend != "cuda")
+  if (s.macro_kernel && !backend_kind(s.backend).launches_kernels)
     fail(s, "kernel_source", "a macro-configured kernel is a CUDA kernel; use \"template\" for backend " + s.backend);
   s.launch = parse_launch(j, s);
   s.arguments = parse_arguments(j, s);
@@ -326,7 +327,7 @@ void parse_kernel_parts(const nlohmann::json& j, Spec& s) {
     s.benchmark_path = s.work_dir / "generated" / (s.name + "_bench.cu");
   }
   s.reference = parse_reference(j, s);
-  if (s.reference.given && s.backend != "cuda")
+  if (s.reference.given && !backend_kind(s.backend).launches_kernels)
     fail(s, "reference", "a reference configuration is run on the GPU; compute the reference in the benchmark for "
                          "backend " + s.backend);
   if (s.reference.given)

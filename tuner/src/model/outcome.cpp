@@ -6,17 +6,22 @@ namespace adaexplore {
 
 const char* to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::slow: return "slow";
-    case Status::compile_error: return "compile_error";
-    case Status::resource_limit: return "resource_limit";
-    case Status::launch_error: return "launch_error";
-    case Status::crash: return "crash";
-    case Status::wrong_result: return "wrong_result";
-    case Status::timeout: return "timeout";
-    case Status::invalid: return "invalid";
+#define ADAEXPLORE_STATUS_CASE(name, from_benchmark) \
+  case Status::name: return status::name;
+    ADAEXPLORE_STATUSES(ADAEXPLORE_STATUS_CASE)
+#undef ADAEXPLORE_STATUS_CASE
   }
   return "?";
+}
+
+bool from_benchmark(Status s) {
+  switch (s) {
+#define ADAEXPLORE_STATUS_CASE(name, from_benchmark) \
+  case Status::name: return from_benchmark;
+    ADAEXPLORE_STATUSES(ADAEXPLORE_STATUS_CASE)
+#undef ADAEXPLORE_STATUS_CASE
+  }
+  return false;
 }
 
 Status status_from_string(const std::string& s) {

@@ -10,28 +10,32 @@
 
 #include <nlohmann/json.hpp>
 
+// The table of statuses, shared with the harness (templates/adaexplore/, the benchmark's include folder).
+#include "../../../templates/adaexplore/statuses.hpp"
 #include "model/space.hpp"
 
 namespace adaexplore {
 
-/// Every evaluation ends in exactly one status.
+/// Every evaluation ends in exactly one status, one of the table the harness shares
+/// (templates/adaexplore/statuses.hpp, ADAEXPLORE_STATUSES, which says what each means): ok,
+/// slow, compile_error, resource_limit, launch_error, crash, wrong_result, timeout (extra.timeout_stage
+/// says which: "compile" or "run"), invalid.
 enum class Status {
-  ok,              ///< compiled, ran, verified; objective is valid
-  slow,            ///< ok, but significantly slower than the baseline (a soft preference)
-  compile_error,   ///< the compiler (nvcc, ptxas, host compiler) rejected the configuration
-  resource_limit,  ///< exceeds the device's limits (shared memory, registers, threads, memory)
-  launch_error,    ///< the kernel launch returned an error (invalid configuration, resources)
-  crash,           ///< illegal address, sticky CUDA error, or the benchmark died of a signal
-  wrong_result,    ///< verification against the reference failed (tolerance, NaN/Inf, unwritten)
-  timeout,         ///< compile or run exceeded its time limit and was killed; extra.timeout_stage
-                   ///< says which: "compile" (compiler.timeout_s; the compile or the link) or "run"
-  invalid,         ///< violates a constraint or is absent from a recorded space (replay)
+#define ADAEXPLORE_STATUS_ENUMERATOR(name, from_benchmark) name,
+  ADAEXPLORE_STATUSES(ADAEXPLORE_STATUS_ENUMERATOR)
+#undef ADAEXPLORE_STATUS_ENUMERATOR
 };
 
-inline constexpr Status kAllStatuses[] = {Status::ok,           Status::slow,         Status::compile_error,
-                                          Status::resource_limit, Status::launch_error, Status::crash,
-                                          Status::wrong_result,   Status::timeout,      Status::invalid};
+/// Every status, in the table's order.
+inline constexpr Status kAllStatuses[] = {
+#define ADAEXPLORE_STATUS_VALUE(name, from_benchmark) Status::name,
+    ADAEXPLORE_STATUSES(ADAEXPLORE_STATUS_VALUE)
+#undef ADAEXPLORE_STATUS_VALUE
+};
 
+/// Whether a benchmark's result record may carry `s` (harness_common.hpp "status"; the table's
+/// from_benchmark): ok, resource_limit, launch_error, crash, wrong_result.
+bool from_benchmark(Status s);
 const char* to_string(Status s);
 /// Throws std::invalid_argument naming the unknown status.
 Status status_from_string(const std::string& s);

@@ -1,4 +1,5 @@
 #include "model/spec.hpp"
+#include "model/backend_kind.hpp"
 
 #include "model/identifier.hpp"
 
@@ -150,19 +151,18 @@ std::vector<Parameter> parse_parameters(const nlohmann::json& j, const std::file
   return params;
 }
 
-Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
-  if (!j.is_object()) fail(file, "top level", "must be a JSON object");
-  for (const auto& [key, value] : j.items())
-    if (!known_keys().count(key)) fail(file, key, "unknown key (check its spelling; see `adaexplore-tuner tune --help`)");
-  Spec s;
-  s.file = file;
-  s.raw = j;
-  auto need_string = [&](const char* key) {
-    if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
-      fail(file, key, "required, a non-empty string");
-    return j[key].get<std::string>();
-  };
-  s.name = need_string("name");
+namespace {
+
+// j[key], a required non-empty string.
+std::string need_string(const nlohmann::json& j, const std::filesystem::path& file, const char* key) {
+  if (!j.contains(key) || !j[key].is_string() || j[key].get<std::string>().empty())
+    fail(file, key, "required, a non-empty string");
+  return j[key].get<std::string>();
+}
+
+// "name" and "namespace": identifiers, each part of the namespace not a reserved name.
+void parse_names(const nlohmann::json& j, const std::filesystem::path& file, Spec& s) {
+  s.name = need_string(j, file, "name");
   if (!is_identifier(s.name))
     fail(file, "name", "'" + s.name + "' is not an identifier (it names the header and the namespace)");
   s.name_space = optional_string(j, "namespace", "adaexplore::" + s.name, file, "namespace");
@@ -181,8 +181,12 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
       at = end + 2;
     }
   }
-  s.backend = need_string("backend");
-  if (s.backend != "cuda" && s.backend != "host") fail(file, "backend", "'" + s.backend + "' is not one of cuda, host");
+}
+
+// "backend", and the sources: "template" or "kernel_source", "benchmark" (or "arguments").
+void parse_sources(const nlohmann::json& j, const std::filesystem::path& file, Spec& s) {
+  s.backend = need_string(j, file, "backend");
+  if (!find_backend_kind(s.backend)) fail(file, "backend", "'" + s.backend + "' is not one of " + backend_names());
   if (!j.contains("template") && !j.contains("kernel_source"))
     fail(file, "template",
          "required: a source with ${NAME} placeholders, or instead \"kernel_source\", a source whose parameters "
@@ -192,7 +196,7 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
          "give either \"template\" (a source with ${NAME} placeholders) or \"kernel_source\" (a source whose "
          "parameters are preprocessor macros), not both");
   s.macro_kernel = j.contains("kernel_source");
-  s.template_path = resolve(file, need_string(s.macro_kernel ? "kernel_source" : "template"));
+  s.template_path = resolve(file, need_string(j, file, s.macro_kernel ? "kernel_source" : "template"));
   if (!j.contains("benchmark") && !j.contains("arguments"))
     fail(file, "benchmark",
          "required: a benchmark program, or instead \"arguments\", the kernel's arguments (the tuner writes the "
@@ -201,15 +205,11 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     fail(file, "arguments",
          "give either \"benchmark\" (a benchmark program) or \"arguments\" (the kernel's arguments: the tuner "
          "writes the benchmark), not both");
-  if (j.contains("benchmark")) s.benchmark_path = resolve(file, need_string("benchmark"));
-  if (!j.contains("parameters")) fail(file, "parameters", "required");
-  std::vector<Parameter> params = parse_parameters(j["parameters"], file);
-  const auto constraints = string_list(j, "constraints", file, "constraints");
-  try {
-    s.space = Space(std::move(params), constraints);
-  } catch (const std::exception& e) {
-    fail(file, "parameters/constraints", e.what());
-  }
+  if (j.contains("benchmark")) s.benchmark_path = resolve(file, need_string(j, file, "benchmark"));
+}
+
+// "defaults" (within the space and its constraints), else the first valid configuration.
+void parse_defaults(const nlohmann::json& j, const std::filesystem::path& file, Spec& s) {
   if (j.contains("defaults")) {
     if (!j["defaults"].is_object()) fail(file, "defaults", "must be an object {\"NAME\": value}");
     std::vector<std::pair<std::string, std::string>> assignment;
@@ -232,6 +232,10 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
     if (!first) fail(file, "constraints", "no configuration satisfies every constraint");
     s.defaults = *first;
   }
+}
+
+// "budget", "strategy", "strategy_options", "seed".
+void parse_search(const nlohmann::json& j, const std::filesystem::path& file, Spec& s) {
   if (j.contains("budget")) {
     if (!j["budget"].is_object()) fail(file, "budget", "must be {\"evaluations\": N, \"seconds\": S}");
     const nlohmann::json b = section(j, "budget", {"evaluations", "seconds"}, file);
@@ -255,9 +259,13 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
       fail(file, "seed", "must be a non-negative integer");
     s.seed = j["seed"].get<std::uint64_t>();
   }
+}
+
+// "compiler": path, flags, arch, include folders, definitions, time limit, launcher, unit.
+void parse_compiler(const nlohmann::json& j, const std::filesystem::path& file, Spec& s) {
   const nlohmann::json compiler =
       section(j, "compiler", {"path", "flags", "arch", "include_dirs", "definitions", "timeout_s", "launcher", "unit"}, file);
-  s.compiler.path = optional_string(compiler, "path", s.backend == "cuda" ? "nvcc" : "c++", file, "compiler.path");
+  s.compiler.path = optional_string(compiler, "path", backend_kind(s.backend).default_compiler, file, "compiler.path");
   s.compiler.flags = string_list(compiler, "flags", file, "compiler");
   s.compiler.arch = optional_string(compiler, "arch", "", file, "compiler.arch");
   for (const auto& d : string_list(compiler, "include_dirs", file, "compiler"))
@@ -275,6 +283,10 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
       fail(file, "compiler.launcher[" + std::to_string(i) + "]",
            "is an empty string; give the launcher program and its arguments, e.g. [\"ccache\"], or leave "
            "compiler.launcher out");
+}
+
+// "run": the benchmark's time limits, arguments and runner.
+void parse_run(const nlohmann::json& j, const std::filesystem::path& file, Spec& s) {
   const nlohmann::json run = section(j, "run", {"timeout_s", "timeout_factor", "timeout_floor_s", "args", "runner"}, file);
   s.run_timeout_s = optional_seconds(run, "timeout_s", 30.0, file, "run.timeout_s");
   s.run_timeout_factor = timeout_factor(run, file);
@@ -289,6 +301,31 @@ Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
          "must be true (measure every configuration in one long-lived runner process, runner.hpp) or false "
          "(one benchmark process per evaluation), not " + run["runner"].dump());
   s.run_runner = run.value("runner", true);
+}
+
+}  // namespace
+
+Spec parse_spec(const nlohmann::json& j, const std::filesystem::path& file) {
+  if (!j.is_object()) fail(file, "top level", "must be a JSON object");
+  for (const auto& [key, value] : j.items())
+    if (!known_keys().count(key)) fail(file, key, "unknown key (check its spelling; see `adaexplore-tuner tune --help`)");
+  Spec s;
+  s.file = file;
+  s.raw = j;
+  parse_names(j, file, s);
+  parse_sources(j, file, s);
+  if (!j.contains("parameters")) fail(file, "parameters", "required");
+  std::vector<Parameter> params = parse_parameters(j["parameters"], file);
+  const auto constraints = string_list(j, "constraints", file, "constraints");
+  try {
+    s.space = Space(std::move(params), constraints);
+  } catch (const std::exception& e) {
+    fail(file, "parameters/constraints", e.what());
+  }
+  parse_defaults(j, file, s);
+  parse_search(j, file, s);
+  parse_compiler(j, file, s);
+  parse_run(j, file, s);
   s.work_dir = resolve(file, optional_string(j, "work_dir", s.name + ".work", file, "work_dir"));
   s.jobs = optional_count(j, "jobs", 0, file, "0: one per core");
   s.in_flight = optional_count(j, "in_flight", 0, file, "configurations in flight at most; 0: automatic");

@@ -1,4 +1,5 @@
 #include "replay/replay_backend.hpp"
+#include "model/backend_kind.hpp"
 
 #include <limits>
 
@@ -132,7 +133,7 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
   out.records = std::move(file.outcomes);
   for (const auto& o : out.records) out.records_outside_constraints += out.space.satisfies(o.config) ? 0 : 1;
   const nlohmann::json& device = raw.header.device;
-  if (spec.backend == "cuda" && (spec.launch.threads_per_block || spec.launch.dynamic_shared_bytes) &&
+  if (backend_kind(spec.backend).launches_kernels && (spec.launch.threads_per_block || spec.launch.dynamic_shared_bytes) &&
       device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
     // A limit the header lacks is not checked (taken as unbounded); one that is not a whole
     // number is an error naming the file and the key.

@@ -1,0 +1,31 @@
+// Replay traces, `adaexplore-tuner replay --json` of one run, read back as outcomes of a space:
+// for `replay --warm-start` (another GPU's trace) and `replay --transfer` (other sizes' traces).
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "model/outcome.hpp"
+#include "model/sizes.hpp"
+#include "model/space.hpp"
+
+namespace adaexplore {
+
+/// The evaluations of the trace at `path` that are configurations of `space` (others counted in
+/// `foreign`), as outcomes: config, status, objective (ms), message. `option` names the
+/// command-line option in messages. Throws std::invalid_argument naming the file (and the
+/// evaluation) when it cannot be read or is not such a trace.
+std::vector<Outcome> trace_outcomes(const std::string& option, const std::string& path, const Space& space,
+                                    std::size_t& foreign);
+/// --warm-start: the `count` best successful configurations of the trace at `path` that are
+/// configurations of `space`, lowest objective first; how many, and a warning when none, to `log`.
+std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space,
+                                       std::ostream& log);
+/// --transfer: what `tune` gives a problem size from the other sizes (sizes.hpp transfer_from),
+/// from their traces at `paths`, nearest size first; described in one line to `log`.
+SizeTransfer size_transfer(const std::vector<std::string>& paths, std::size_t count, const Space& space,
+                           std::ostream& log);
+
+}  // namespace adaexplore
