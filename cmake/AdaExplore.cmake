@@ -723,7 +723,8 @@ function(adaexplore_tune_kernel)
     _adaexplore_check_archs("${name}" "${archs}" "${arch_source}")
   endif()
   _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
-  _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
+  _adaexplore_configure_kernel(origin NAME "${name}" BACKEND "${arg_BACKEND}" KERNEL_DIR "${kernel_dir}"
+                               HEADER "${header}" PINNED "${pinned}" ARCHS ${archs})
   # The headers the template and the benchmark include (the tuner's compiler scan, part of the
   # results' key): editing one reconfigures, and so tunes its new key.
   if(EXISTS "${kernel_dir}/work/dependencies.txt")
@@ -1119,14 +1120,6 @@ function(_adaexplore_mode out)
   set(${out} "${mode}" PARENT_SCOPE)
 endfunction()
 
-# ADAEXPLORE_DEVICE, "" as 0.
-function(_adaexplore_device_index out)
-  set(index "${ADAEXPLORE_DEVICE}")
-  if(index STREQUAL "")
-    set(index 0)
-  endif()
-  set(${out} "${index}" PARENT_SCOPE)
-endfunction()
 
 function(_adaexplore_check_value name prefix keyword regex problem)
   if(DEFINED ${prefix}_${keyword} AND NOT "${${prefix}_${keyword}}" MATCHES "${regex}")
@@ -2070,47 +2063,12 @@ function(_adaexplore_tail out text max)
 endfunction()
 
 # ---------------------------------------------------------------------------------------------
-# Where the header's values come from.
-
-# Asks `adaexplore-tuner device --index ${ADAEXPLORE_DEVICE}` once per configure (and index).
-# `present_out`: TRUE/FALSE; `about_out`: "GPU <index>: <name>, compute capability <cc>", or why
-# there is none. The name and compute capability alone: global properties
-# _ADAEXPLORE_DEVICE_<index>_NAME and _CC.
-function(_adaexplore_device present_out about_out name)
-  _adaexplore_device_index(index)
-  set(p _ADAEXPLORE_DEVICE_${index})
-  get_property(asked GLOBAL PROPERTY ${p}_PRESENT SET)
-  if(NOT asked)
-    _adaexplore_tuner_command(tuner "${name}")
-    execute_process(COMMAND ${tuner} device --index ${index} RESULT_VARIABLE rc OUTPUT_VARIABLE json
-                    ERROR_VARIABLE err TIMEOUT 120)
-    set(gpu "")
-    set(cc "")
-    if(rc EQUAL 0)
-      string(JSON gpu ERROR_VARIABLE json_error GET "${json}" name)
-      string(JSON cc ERROR_VARIABLE json_error GET "${json}" compute_capability)
-      set(present TRUE)
-      set(about "GPU ${index}: ${gpu}, compute capability ${cc}")
-      message(STATUS "AdaExplore: CUDA GPU ${index} (ADAEXPLORE_DEVICE): ${gpu}, compute capability ${cc}")
-    else()
-      set(present FALSE)
-      string(JSON about ERROR_VARIABLE json_error GET "${json}" reason)
-      if(NOT rc EQUAL 3 OR json_error)
-        string(STRIP "${json}${err}" output)
-        list(GET tuner -1 executable)
-        set(about "`${executable} device --index ${index}` failed (exit code ${rc}): ${output}")
-      endif()
-    endif()
-    set_property(GLOBAL PROPERTY ${p}_PRESENT "${present}")
-    set_property(GLOBAL PROPERTY ${p}_ABOUT "${about}")
-    set_property(GLOBAL PROPERTY ${p}_NAME "${gpu}")
-    set_property(GLOBAL PROPERTY ${p}_CC "${cc}")
-  endif()
-  get_property(present GLOBAL PROPERTY ${p}_PRESENT)
-  get_property(about GLOBAL PROPERTY ${p}_ABOUT)
-  set(${present_out} "${present}" PARENT_SCOPE)
-  set(${about_out} "${about}" PARENT_SCOPE)
-endfunction()
+# Where the header's values come from: `adaexplore-tuner configure` decides (tune / the tuning
+# database's stored winner / the pinned header / the defaults; ADAEXPLORE_MODE, the GPU,
+# cross-compiling, the pinned header's check against the call, failures: tuner/src/configure/
+# origin.hpp) and writes the header; the module writes its request and prints its answer's
+# messages. Without a tuner at hand in PINNED mode (none is built for it), the module reads the
+# pinned header's machine line itself (_adaexplore_use_pinned_without_tuner).
 
 # The kernel's pin location, absolute (the file need not exist): PINNED_HEADER, else
 # ${ADAEXPLORE_PINNED_DIR}/<name>.hpp, else pinned/<name>.hpp beside the calling CMakeLists.txt.
@@ -2136,676 +2094,108 @@ function(_adaexplore_database out)
   set(${out} "${database}" PARENT_SCOPE)
 endfunction()
 
-# Where the header's values come from: TUNED (tune), CACHED (the database's stored winner, else
-# the pinned header, else the defaults), PINNED or DEFAULTS. `reason_out`: why not tuned, for the
-# defaults header's comment.
-function(_adaexplore_choose_origin origin_out reason_out name backend pinned archs)
-  _adaexplore_mode(mode)
-  set(reason "")
-  set(no_stored "the tuning database (ADAEXPLORE_DATABASE) holds no tuning of its current spec, sources and device")
-  if(mode STREQUAL "DEFAULTS")
-    set(origin DEFAULTS)
-    set(reason "ADAEXPLORE_MODE is ${ADAEXPLORE_MODE}.")
-  elseif(mode STREQUAL "PINNED")
-    if(NOT EXISTS "${pinned}")
-      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but there is no pinned header ${pinned} (the pin "
-                       "location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR '${ADAEXPLORE_PINNED_DIR}'/${name}.hpp, "
-                       "else pinned/${name}.hpp beside the calling CMakeLists.txt). Tune ${name} on a machine that "
-                       "can, pin it there with `cmake --build <build> --target adaexplore-pin` and commit "
-                       "${name}.hpp, or configure with -DADAEXPLORE_MODE=AUTO.")
-    endif()
-    set(origin PINNED)
-  elseif(CMAKE_CROSSCOMPILING)
-    if(mode STREQUAL "TUNE")
-      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is TUNE but this configure is cross-compiling "
-                       "(CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}): ${name} is "
-                       "never tuned on this machine, whose GPU and CPU are not the target's. Tune it on the "
-                       "target (configure there natively) and pin it there with `cmake --build <build> --target "
-                       "adaexplore-pin`, or write its header from the target's tuning database with "
-                       "`adaexplore-tuner header --database <its database> --spec <its build>/_adaexplore/kernels/"
-                       "${name}/spec.json --out <dir>/${name}.hpp`; give that header here as PINNED_HEADER, or "
-                       "as ${name}.hpp in ADAEXPLORE_PINNED_DIR, then configure with -DADAEXPLORE_MODE=PINNED "
-                       "(or AUTO). A merged database does not serve here: CACHED looks up this machine's key "
-                       "(its CPU, its GPU), not the target's.")
-    endif()
-    _adaexplore_note_cross_compiling_once()
-    _adaexplore_cross_stored_usable(usable why "${name}" "${backend}" "${archs}")
-    if(usable)
-      message(STATUS "AdaExplore: ${name}: cross-compiling: ${why}, so the tuning database's stored winner for "
-                     "this machine's GPU may serve")
-      set(origin CACHED)
-      set(reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and ${no_stored}.")
-    else()
-      set(origin DEFAULTS)
-      if(EXISTS "${pinned}")
-        set(origin PINNED)
-      endif()
-      string(CONCAT reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning "
-                           "database is not read: ${why}.")
-    endif()
-  elseif(mode STREQUAL "CACHED")
-    set(origin CACHED)
-    set(reason "ADAEXPLORE_MODE is CACHED and ${no_stored}.")
-  elseif(backend STREQUAL "host")
-    set(origin TUNED)
+# TRUE when `list` (a cache variable's value: ALL or a ;-list of kernel names) is ALL or names the kernel.
+function(_adaexplore_listed out name list)
+  if("ALL" IN_LIST list OR name IN_LIST list)
+    set(${out} TRUE PARENT_SCOPE)
   else()
-    _adaexplore_device(gpu about "${name}")
-    if(gpu)
-      set(origin TUNED)
-    elseif(mode STREQUAL "TUNE")
-      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is TUNE but there is no CUDA GPU to tune on: ${about}. "
-                       "Configure on a machine with a GPU, or with -DADAEXPLORE_MODE=AUTO to use pinned "
-                       "headers or the defaults here.")
-    else()
-      _adaexplore_warn_no_gpu_once("${about}")
-      set(reason "No CUDA GPU at configure time: ${about}")
-      set(origin DEFAULTS)
-      if(EXISTS "${pinned}")
-        set(origin PINNED)
-      endif()
-    endif()
-  endif()
-  set(${origin_out} "${origin}" PARENT_SCOPE)
-  set(${reason_out} "${reason}" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned archs)
-  _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}" "${archs}")
-  set(note "")
-  if(origin STREQUAL "CACHED")
-    _adaexplore_run_cached(found "${name}" "${backend}" "${kernel_dir}" "${header}")
-    if(found)
-      set(origin TUNED)
-    else()
-      set(note "; the tuning database has no stored tuning of its current key")
-      set(origin DEFAULTS)
-      if(EXISTS "${pinned}")
-        set(origin PINNED)
-      endif()
-    endif()
-  elseif(origin STREQUAL "TUNED")
-    _adaexplore_run_tune("${name}" "${backend}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
-  endif()
-  set(pinned_rejected "")
-  set(checked "")
-  if(origin STREQUAL "PINNED" OR origin STREQUAL "DEFAULTS")
-    _adaexplore_check_untuned(origin pinned_rejected checked "${name}" "${backend}" "${kernel_dir}" "${pinned}"
-                              "${archs}")
-  endif()
-  if(origin STREQUAL "PINNED")
-    _adaexplore_use_pinned("${name}" "${backend}" "${pinned}" "${header}" "${note}")
-  elseif(origin STREQUAL "DEFAULTS")
-    _adaexplore_run_defaults("${name}" "${kernel_dir}" "${header}" "${reason}")
-    _adaexplore_mode(mode)
-    if(mode STREQUAL "DEFAULTS")
-      message(STATUS "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${reason}")
-    else()
-      string(REGEX REPLACE "[. ]+$" "" why "${reason}")
-      set(no_pin "there is no pinned header ${pinned}")
-      if(pinned_rejected)
-        set(no_pin "the pinned header ${pinned} does not fit this call (the warning above says why)")
-      endif()
-      message(WARNING "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${why}; and ${no_pin}. "
-                      "The build works; the kernel may be slower than tuned. "
-                      "Pin a tuning made where ${name} tunes (`cmake --build <build> --target adaexplore-pin`) "
-                      "and commit it, or set ADAEXPLORE_MODE to DEFAULTS to choose the defaults without this "
-                      "warning.")
-    endif()
-  endif()
-  if(NOT checked STREQUAL "")
-    message(STATUS "${checked}")
-  endif()
-  set(${origin_out} "${origin}" PARENT_SCOPE)
-endfunction()
-
-# The values of a pinned header: `prefix`_NAMESPACE, _KERNEL (its "// Kernel:" line), _NAMES and,
-# per name, _VALUE_<name>; a multi-device header (adaexplore-tuner header: params_for()) gives
-# _ENTRIES (the compute capabilities, 90;80) and _VALUE_<cc>_<name> instead. A header of problem
-# sizes (SIZES: render_sized_header) gives _SIZES (its "// Sizes:" line, "M=512 N=512; M=4096
-# N=4096"; "" without one), _SIZE_LABELS (the kSizes entries' sizes, "M=512 N=512;...") and per
-# entry i (0, 1, ...) _SIZE_VALUES_<i> (its values, in the order of _NAMES); its top-level constants
-# (the first size's) are the _VALUE_<name> as for a single-device header.
-function(_adaexplore_read_pinned prefix file)
-  file(READ "${file}" text)
-  set(sizes "")
-  if(text MATCHES "(^|\n)//[ \t]*Sizes:[ \t]*([^\n]*)")
-    string(STRIP "${CMAKE_MATCH_2}" sizes)
-  endif()
-  string(REPLACE ";" "\n" text "${text}")  # no list separators in the matches below
-  set(kernel "")
-  if(text MATCHES "//[ \t]*Kernel:[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
-    set(kernel "${CMAKE_MATCH_1}")
-  endif()
-  set(size_labels "")
-  if(text MATCHES "kSizes\\[\\][ \t]*=[ \t]*{(.*)\n}")
-    string(REGEX MATCHALL "{{[^}]*}, {[^}]*}},[ \t]*//[ \t]*[^:\n]*" rows "${CMAKE_MATCH_1}")
-    set(i 0)
-    foreach(row IN LISTS rows)
-      string(REGEX MATCH "^{{[^}]*}, {([^}]*)}},[ \t]*//[ \t]*([^:\n]*)" _ "${row}")
-      string(STRIP "${CMAKE_MATCH_2}" label)
-      list(APPEND size_labels "${label}")
-      string(REPLACE "," ";" values "${CMAKE_MATCH_1}")
-      set(entry_values "")
-      foreach(value IN LISTS values)
-        string(STRIP "${value}" value)
-        list(APPEND entry_values "${value}")
-      endforeach()
-      set(${prefix}_SIZE_VALUES_${i} "${entry_values}" PARENT_SCOPE)
-      math(EXPR i "${i} + 1")
-    endforeach()
-  endif()
-  set(${prefix}_SIZES "${sizes}" PARENT_SCOPE)
-  set(${prefix}_SIZE_LABELS "${size_labels}" PARENT_SCOPE)
-  set(space "")
-  if(text MATCHES "(^|\n)[ \t]*namespace[ \t]+([A-Za-z_][A-Za-z0-9_:]*)[ \t]*{")
-    set(space "${CMAKE_MATCH_2}")
-  endif()
-  set(names "")
-  set(entries "")
-  if(text MATCHES "struct Params {([^}]*)}")
-    string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_*]*[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\n" members "${CMAKE_MATCH_1}")
-    foreach(member IN LISTS members)
-      string(REGEX REPLACE "^.*[ \t]([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n$" "\\1" member "${member}")
-      if(NOT member STREQUAL "tuned")
-        list(APPEND names "${member}")
-      endif()
-    endforeach()
-    string(REGEX MATCHALL "if \\(cc == [0-9]+\\) return Params{[^}]*}" lines "${text}")
-    foreach(line IN LISTS lines)
-      string(REGEX MATCH "cc == ([0-9]+)\\) return Params{[^,}]*,?([^}]*)}" _ "${line}")
-      set(cc "${CMAKE_MATCH_1}")
-      string(REPLACE "," ";" values "${CMAKE_MATCH_2}")
-      list(APPEND entries "${cc}")
-      set(i 0)
-      foreach(value IN LISTS values)
-        string(STRIP "${value}" value)
-        list(LENGTH names count)
-        if(i LESS count)
-          list(GET names ${i} member)
-          set(${prefix}_VALUE_${cc}_${member} "${value}" PARENT_SCOPE)
-        endif()
-        math(EXPR i "${i} + 1")
-      endforeach()
-    endforeach()
-  else()
-    string(REGEX MATCHALL "inline constexpr [A-Za-z_ *]+[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[^\n]*" lines "${text}")
-    foreach(line IN LISTS lines)
-      string(REGEX MATCH "[ \t]([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*([^\n]*)$" _ "${line}")
-      set(member "${CMAKE_MATCH_1}")
-      string(STRIP "${CMAKE_MATCH_2}" value)
-      if(NOT member STREQUAL "kTuned")
-        list(APPEND names "${member}")
-        set(${prefix}_VALUE_${member} "${value}" PARENT_SCOPE)
-      endif()
-    endforeach()
-  endif()
-  set(${prefix}_KERNEL "${kernel}" PARENT_SCOPE)
-  set(${prefix}_NAMESPACE "${space}" PARENT_SCOPE)
-  set(${prefix}_NAMES "${names}" PARENT_SCOPE)
-  set(${prefix}_ENTRIES "${entries}" PARENT_SCOPE)
-endfunction()
-
-# Whether `value` (a header's literal: 64, 64LL, 0.5, "text") is one of the spec's values of the
-# parameter at JSON `param` ({"name", "values"} or {"name", "range"}). `list_out`: the values, for
-# messages. Integers compare as numbers; other numbers as text, since CMake compares no fractions:
-# `undecided_out` is then TRUE and the tuner's check decides.
-function(_adaexplore_value_in_param found_out undecided_out list_out param value)
-  string(REGEX REPLACE "LL$" "" value "${value}")
-  set(${undecided_out} FALSE PARENT_SCOPE)
-  set(integer "^-?[0-9]+$")
-  string(JSON range ERROR_VARIABLE no_range GET "${param}" range)
-  if(NOT no_range)
-    string(JSON from GET "${range}" from)
-    string(JSON to GET "${range}" to)
-    string(JSON step GET "${range}" step)
-    set(${list_out} "RANGE ${from} ${to} ${step}" PARENT_SCOPE)
-    set(found FALSE)
-    if(value MATCHES "${integer}" AND NOT value LESS from AND NOT value GREATER to)
-      math(EXPR offset "(${value} - ${from}) % ${step}")
-      if(offset EQUAL 0)
-        set(found TRUE)
-      endif()
-    endif()
-    set(${found_out} ${found} PARENT_SCOPE)
-    return()
-  endif()
-  string(JSON count LENGTH "${param}" values)
-  set(all "")
-  set(found FALSE)
-  set(undecided FALSE)
-  math(EXPR last "${count} - 1")
-  foreach(i RANGE ${last})
-    string(JSON v GET "${param}" values ${i})
-    list(APPEND all "${v}")
-    if(v STREQUAL value OR (v MATCHES "${integer}" AND value MATCHES "${integer}" AND v EQUAL value))
-      set(found TRUE)
-    elseif(NOT v MATCHES "${integer}" OR NOT value MATCHES "${integer}")
-      set(undecided TRUE)
-    endif()
-  endforeach()
-  string(REPLACE ";" " " all "${all}")
-  set(${list_out} "${all}" PARENT_SCOPE)
-  set(${found_out} ${found} PARENT_SCOPE)
-  if(NOT found AND undecided AND NOT value MATCHES "^\"")
-    set(${found_out} TRUE PARENT_SCOPE)
-    set(${undecided_out} TRUE PARENT_SCOPE)
+    set(${out} FALSE PARENT_SCOPE)
   endif()
 endfunction()
 
-# Checks a pinned header against the call: the kernel (namespace, "// Kernel:" line), the parameter
-# set, the problem sizes (its "// Sizes:" line is the call's SIZES, in their order; none without
-# SIZES), and each value among the PARAMS values (a header of sizes: every kSizes entry's too).
-# `problem_out`: what does not fit, naming the header and the parameter ("" when it fits);
-# `config_out`: its values as NAME=VALUE,... for the tuner's check of the constraints and launch
-# limits (a multi-device header: the entry of the first target architecture, "" when it has none;
-# a header of sizes: its top-level constants, the first size's).
-function(_adaexplore_check_pinned problem_out config_out name pinned spec_file archs)
-  set(${problem_out} "" PARENT_SCOPE)
-  set(${config_out} "" PARENT_SCOPE)
-  file(READ "${spec_file}" spec)
-  string(JSON expected_space ERROR_VARIABLE none GET "${spec}" namespace)
-  if(none)
-    set(expected_space "adaexplore::${name}")
-  endif()
-  _adaexplore_read_pinned(pin "${pinned}")
-  set(header "the pinned header ${pinned}")
-  if(pin_NAMESPACE STREQUAL "")
-    set(${problem_out} "${header} declares no namespace: it is not a header AdaExplore wrote" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT pin_NAMESPACE STREQUAL expected_space)
-    set(of "")
-    if(NOT pin_KERNEL STREQUAL "")
-      set(of " (its // Kernel: line: ${pin_KERNEL})")
-    endif()
-    string(CONCAT _adaexplore_text "${header} is of namespace ${pin_NAMESPACE}${of}, not ${expected_space}: it is "
-                                   "another "
-                                   "kernel's header")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT pin_KERNEL STREQUAL "" AND NOT pin_KERNEL STREQUAL name)
-    string(CONCAT _adaexplore_text "${header} was written for the kernel ${pin_KERNEL} (its // Kernel: line), not "
-                                   "${name}"
-                                   )
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  string(JSON count LENGTH "${spec}" parameters)
-  math(EXPR last "${count} - 1")
-  set(names "")
-  foreach(i RANGE ${last})
-    string(JSON param GET "${spec}" parameters ${i})
-    string(JSON param_name GET "${param}" name)
-    list(APPEND names "${param_name}")
-    set(param_${param_name} "${param}")
-  endforeach()
-  string(REPLACE ";" ", " known "${names}")
-  foreach(param_name IN LISTS names)
-    if(NOT param_name IN_LIST pin_NAMES)
-      string(CONCAT _adaexplore_text "${header} has no value for the parameter ${param_name} (PARAMS: ${known}): it "
-                                     "was pinned "
-                                     "from another parameter set")
-      set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-  foreach(member IN LISTS pin_NAMES)
-    if(NOT member IN_LIST names)
-      string(CONCAT _adaexplore_text "${header} sets ${member}, which is not a parameter of PARAMS (${known}): it "
-                                     "was pinned "
-                                     "from another parameter set")
-      set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-  _adaexplore_spec_size_labels(expected_sizes "${spec}")
-  string(REPLACE ";" "; " expected_text "${expected_sizes}")
-  if(NOT expected_sizes STREQUAL "" AND pin_SIZES STREQUAL "")
-    string(CONCAT _adaexplore_text "${header} has no // Sizes: line: it was pinned without SIZES, and this call "
-                                   "tunes the sizes ${expected_text}: re-pin it after tuning these sizes")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT expected_sizes STREQUAL "" AND NOT pin_SIZES STREQUAL expected_text)
-    string(CONCAT _adaexplore_text "${header} was tuned for the sizes ${pin_SIZES} (its // Sizes: line), not "
-                                   "${expected_text}: re-pin it after tuning these sizes")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(expected_sizes STREQUAL "" AND NOT pin_SIZES STREQUAL "")
-    string(REPLACE "; " ";" pinned_sizes "${pin_SIZES}")
-    set(quoted "")
-    foreach(size IN LISTS pinned_sizes)
-      string(APPEND quoted " \"${size}\"")
-    endforeach()
-    string(CONCAT _adaexplore_text "${header} was tuned for the sizes ${pin_SIZES} (its // Sizes: line), but this "
-                                   "call has no SIZES: add SIZES${quoted} to the call, or re-pin it after tuning "
-                                   "without SIZES")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  set(entries "")  # "-" for the single-device header's values
-  if(pin_ENTRIES)
-    set(entries ${pin_ENTRIES})
-  else()
-    set(entries "-")
-    list(LENGTH pin_SIZE_LABELS size_entries)
-    if(size_entries GREATER 0)
-      math(EXPR last_size "${size_entries} - 1")
-      foreach(i RANGE ${last_size})
-        list(APPEND entries "#${i}")  # the kSizes entry i
-      endforeach()
-    endif()
-  endif()
-  set(config "")
-  set(first_cc "")
-  if(archs MATCHES "^sm_([0-9]+)")
-    set(first_cc "${CMAKE_MATCH_1}")
-  endif()
-  foreach(entry IN LISTS entries)
-    set(assignment "")
-    foreach(param_name IN LISTS names)
-      if(entry STREQUAL "-")
-        set(value "${pin_VALUE_${param_name}}")
-        set(where "${header} sets ${param_name} = ${value}")
-      elseif(entry MATCHES "^#([0-9]+)$")
-        set(i "${CMAKE_MATCH_1}")
-        list(GET pin_SIZE_LABELS ${i} label)
-        list(LENGTH pin_SIZE_VALUES_${i} given)
-        list(LENGTH pin_NAMES wanted)
-        if(NOT given EQUAL wanted)
-          string(CONCAT _adaexplore_text "the kSizes entry for the size ${label} of ${header} has ${given} values "
-                                         "for its ${wanted} parameters: it is not a header AdaExplore wrote")
-          set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-          return()
-        endif()
-        list(FIND pin_NAMES "${param_name}" at)
-        list(GET pin_SIZE_VALUES_${i} ${at} value)
-        set(where "${header} sets ${param_name} = ${value} for the size ${label}")
-      else()
-        set(value "${pin_VALUE_${entry}_${param_name}}")
-        set(where "${header} sets ${param_name} = ${value} for compute capability ${entry}")
-      endif()
-      _adaexplore_value_in_param(found undecided values "${param_${param_name}}" "${value}")
-      if(NOT found)
-        string(CONCAT _adaexplore_text "${where}, which is not among the values PARAMS gives ${param_name} (${values})"
-                                       )
-        set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-        return()
-      endif()
-      string(REGEX REPLACE "LL$" "" value "${value}")
-      list(APPEND assignment "${param_name}=${value}")
-    endforeach()
-    if(entry STREQUAL "-" OR entry STREQUAL first_cc)
-      string(JOIN "," config ${assignment})
-    endif()
-  endforeach()
-  set(${config_out} "${config}" PARENT_SCOPE)
-endfunction()
-
-# The labels of the spec's "sizes" ("M=512 N=512 K=512;M=4096 N=4096 K=4096", as the tuner writes
-# them in a header's "// Sizes:" line, there joined by "; "); "" without sizes.
-function(_adaexplore_spec_size_labels out spec)
-  set(labels "")
-  string(JSON count ERROR_VARIABLE none LENGTH "${spec}" sizes values)
-  if(NOT none AND count GREATER 0)
-    string(JSON dimensions LENGTH "${spec}" sizes names)
-    math(EXPR last_size "${count} - 1")
-    math(EXPR last_dimension "${dimensions} - 1")
-    foreach(i RANGE ${last_size})
-      set(pieces "")
-      foreach(k RANGE ${last_dimension})
-        string(JSON dimension GET "${spec}" sizes names ${k})
-        string(JSON value GET "${spec}" sizes values ${i} ${k})
-        list(APPEND pieces "${dimension}=${value}")
-      endforeach()
-      string(JOIN " " label ${pieces})
-      list(APPEND labels "${label}")
-    endforeach()
-  endif()
-  set(${out} "${labels}" PARENT_SCOPE)
-endfunction()
-
-# A pinned header that does not fit the call: an error in PINNED mode, else a warning, and the
-# kernel gets its DEFAULTS.
-function(_adaexplore_reject_pinned origin_out name pinned problem)
+# _adaexplore_configure_kernel(<origin_out> NAME <name> BACKEND <backend> KERNEL_DIR <dir>
+#                              HEADER <file> PINNED <file> [ARCHS <sm_XX>...])
+# Produces the kernel's header; `origin_out`: TUNED, PINNED or DEFAULTS. One `configure` call; its
+# STATUS lines (and a tuning's progress lines) show as they come, its other messages after it,
+# a FATAL one as this call's error.
+function(_adaexplore_configure_kernel origin_out)
+  cmake_parse_arguments(PARSE_ARGV 1 k "" "NAME;BACKEND;KERNEL_DIR;HEADER;PINNED" "ARCHS")
   _adaexplore_mode(mode)
-  if(mode STREQUAL "PINNED")
-    _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but ${problem}. Pin a tuning of this call (tune it where "
-                     "it tunes, then `cmake --build <build> --target adaexplore-pin`), or fix or remove ${pinned} "
-                     "(the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR/${name}.hpp, else "
-                     "pinned/${name}.hpp beside the calling CMakeLists.txt).")
-  endif()
-  message(WARNING "AdaExplore: ${name}: NOT USING its pinned header: ${problem}. ${name} gets its "
-                  "DEFAULTS instead (kTuned = false). Pin a tuning of this call (`cmake --build <build> --target "
-                  "adaexplore-pin` where it tunes), or fix or remove the header; with -DADAEXPLORE_MODE=PINNED this "
-                  "is an error.")
-  set(${origin_out} DEFAULTS PARENT_SCOPE)
-endfunction()
-
-# A kernel that is not tuned here (PINNED or DEFAULTS origin): the pinned header checked against
-# the call, then `adaexplore-tuner check` (where a tuner is at hand; in PINNED mode none is built
-# for it): spec, template, constraints and launch limits of the defaults and the pinned values, and
-# the defaults and pinned values compiled for each target architecture (cuda; host: nothing
-# compiled). A passed check is not repeated while its inputs are unchanged (check.stamp).
-# `origin_var` may become DEFAULTS; `rejected_out`: TRUE when the pinned header was set aside.
-function(_adaexplore_check_untuned origin_var rejected_out report_out name backend kernel_dir pinned archs)
-  set(origin "${${origin_var}}")
-  set(${rejected_out} FALSE PARENT_SCOPE)
-  set(${report_out} "" PARENT_SCOPE)
-  _adaexplore_mode(mode)
-  set(config "")
-  if(origin STREQUAL "PINNED")
-    _adaexplore_check_pinned(problem config "${name}" "${pinned}" "${kernel_dir}/spec.json" "${archs}")
-    if(NOT problem STREQUAL "")
-      _adaexplore_reject_pinned(origin "${name}" "${pinned}" "${problem}")
-      set(${rejected_out} TRUE PARENT_SCOPE)
-      set(${origin_var} "${origin}" PARENT_SCOPE)
-      set(config "")
-    endif()
-  endif()
   _adaexplore_tuner_at_hand(at_hand)
   if(mode STREQUAL "PINNED" AND NOT at_hand)
-    string(CONCAT _adaexplore_text "AdaExplore: ${name}: the pinned header's kernel, parameters and values checked "
-                                   "against the call; its constraints, launch limits and compiles are not (no tuner "
-                                   "in this build tree, and PINNED mode builds none)")
-    set(${report_out} "${_adaexplore_text}" PARENT_SCOPE)
+    _adaexplore_use_pinned_without_tuner("${k_NAME}" "${k_KERNEL_DIR}" "${k_HEADER}" "${k_PINNED}")
+    set(${origin_out} PINNED PARENT_SCOPE)
     return()
   endif()
-  _adaexplore_tuner_command(tuner "${name}")
-  set(command ${tuner} check --spec "${kernel_dir}/spec.json")
-  foreach(arch IN LISTS archs)
-    list(APPEND command --arch "${arch}")
+  _adaexplore_database(database)
+  _adaexplore_listed(retune "${k_NAME}" "${ADAEXPLORE_RETUNE}")
+  _adaexplore_listed(profile "${k_NAME}" "${ADAEXPLORE_PROFILE}")
+  set(index "${ADAEXPLORE_DEVICE}")
+  if(index STREQUAL "")
+    set(index 0)
+  endif()
+  get_filename_component(generated "${k_HEADER}" DIRECTORY)
+  set(request "{}")
+  foreach(pair "kernel;${k_NAME}" "backend;${k_BACKEND}" "spec;${k_KERNEL_DIR}/spec.json" "kernel_dir;${k_KERNEL_DIR}"
+               "header;${k_HEADER}" "generated;${generated}" "database;${database}"
+               "database_setting;${ADAEXPLORE_DATABASE}" "mode;${mode}" "mode_setting;${ADAEXPLORE_MODE}"
+               "pinned;${k_PINNED}" "pinned_dir_setting;${ADAEXPLORE_PINNED_DIR}" "system_name;${CMAKE_SYSTEM_NAME}"
+               "system_processor;${CMAKE_SYSTEM_PROCESSOR}" "host_processor;${CMAKE_HOST_SYSTEM_PROCESSOR}")
+    list(GET pair 0 key)
+    list(SUBLIST pair 1 -1 value)
+    _adaexplore_json_string(value "${value}")
+    string(JSON request SET "${request}" ${key} "${value}")
   endforeach()
-  if(NOT config STREQUAL "")
-    list(APPEND command --config "${config}" --config-from "the pinned header ${pinned}")
+  set(cross_compiling FALSE)
+  if(CMAKE_CROSSCOMPILING)
+    set(cross_compiling TRUE)
   endif()
-  if(backend STREQUAL "host")
-    list(APPEND command --no-compile)  # a host kernel tunes where it is configured natively
-  endif()
-  set(key "${command}\n")
-  foreach(file "${kernel_dir}/spec.json" "${pinned}")
-    if(EXISTS "${file}")
-      file(SHA256 "${file}" hash)
-      string(APPEND key "${hash}\n")
-    endif()
+  foreach(flag retune profile cross_compiling)  # JSON true/false
+    string(TOLOWER "${${flag}}" value)
+    string(JSON request SET "${request}" ${flag} "${value}")
   endforeach()
-  file(READ "${kernel_dir}/spec.json" spec)
-  foreach(member template kernel_source benchmark)  # the ones the spec has
-    string(JSON file ERROR_VARIABLE absent GET "${spec}" ${member})
-    if(NOT absent)
-      file(SHA256 "${file}" hash)
-      string(APPEND key "${member} ${hash}\n")
+  get_property(said GLOBAL PROPERTY _ADAEXPLORE_SAID)
+  _adaexplore_json_strings(said ${said})
+  _adaexplore_json_strings(archs ${k_ARCHS})
+  get_property(device GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index})  # asked by an earlier kernel
+  string(JSON request SET "${request}" said "${said}")
+  string(JSON request SET "${request}" archs "${archs}")
+  string(JSON request SET "${request}" device_index "${index}")
+  if(device)
+    string(JSON request SET "${request}" device "${device}")
+  endif()
+  set(request_file "${k_KERNEL_DIR}/configure-request.json")
+  set(answer_file "${k_KERNEL_DIR}/configure-answer.json")
+  file(WRITE "${request_file}" "${request}\n")
+  file(REMOVE "${answer_file}")
+  _adaexplore_tuner_command(tuner "${k_NAME}")
+  execute_process(COMMAND ${tuner} configure --request "${request_file}" --answer "${answer_file}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE errors ECHO_OUTPUT_VARIABLE)
+  if(NOT rc EQUAL 0 OR NOT EXISTS "${answer_file}")
+    _adaexplore_tail(tail "${errors}" 3000)
+    string(JOIN " " shown ${tuner} configure --request "${request_file}" --answer "${answer_file}")
+    _adaexplore_fail("${k_NAME}" "`adaexplore-tuner configure` failed (exit code ${rc}); a tuner older than this "
+                     "AdaExplore.cmake has no configure command: use the tuner of the same version "
+                     "(ADAEXPLORE_TUNER_EXECUTABLE).\nCommand: ${shown}\nIts messages:\n${tail}")
+  endif()
+  file(READ "${answer_file}" answer)
+  string(JSON device ERROR_VARIABLE none GET "${answer}" device)
+  if(NOT none)
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index} "${device}")
+  endif()
+  string(JSON count LENGTH "${answer}" messages)
+  set(i 0)
+  while(i LESS count)
+    string(JSON level GET "${answer}" messages ${i} level)
+    string(JSON text GET "${answer}" messages ${i} text)
+    string(JSON shown GET "${answer}" messages ${i} shown)
+    string(JSON once ERROR_VARIABLE none GET "${answer}" messages ${i} once)
+    if(NOT none)
+      set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_SAID "${once}")
     endif()
-  endforeach()
-  string(SHA256 key "${key}")
-  set(stamp "${kernel_dir}/check.stamp")
-  if(EXISTS "${stamp}")
-    file(READ "${stamp}" old)
-    if(old MATCHES "^${key}\n(.*)$")
-      string(CONCAT _adaexplore_text "AdaExplore: ${name}: checked without tuning (unchanged since an earlier "
-                                     "configure): "
-                                     "${CMAKE_MATCH_1}")
-      set(${report_out} "${_adaexplore_text}" PARENT_SCOPE)
-      return()
+    if(level STREQUAL "FATAL")
+      _adaexplore_fail("${k_NAME}" "${text}")
+    elseif(NOT shown)
+      message(${level} "${text}")
     endif()
+    math(EXPR i "${i} + 1")
+  endwhile()
+  string(JSON retuned GET "${answer}" retuned)
+  if(retuned)
+    set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RETUNED "${k_NAME}")
   endif()
-  file(REMOVE "${stamp}")
-  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(rc EQUAL 4 AND NOT config STREQUAL "")
-    string(STRIP "${err}" err)
-    string(REGEX REPLACE "^adaexplore-tuner check: [A-Za-z0-9_]+: " "" err "${err}")
-    _adaexplore_reject_pinned(origin "${name}" "${pinned}" "${err}")
-    set(${rejected_out} TRUE PARENT_SCOPE)
-    set(${origin_var} "${origin}" PARENT_SCOPE)
-    return()
-  elseif(NOT rc EQUAL 0)
-    string(JOIN " " shown ${command})
-    _adaexplore_tail(tail "${err}${out}" 3000)
-    if(rc EQUAL 1)
-      string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
-                        "${kernel_dir}/spec.json is written from this call's arguments). A tuning on a GPU stops "
-                        "with the same error, and no ADAEXPLORE_MODE avoids it.")
-    elseif(rc EQUAL 5)
-      string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
-                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
-                      "writable folders and that the disk has space.")
-    elseif(rc EQUAL 2)
-      string(CONCAT fix "the DEFAULTS do not compile, or exceed the target's limits (the message says which "
-                        "architecture): a tuning on a GPU fails the same way. Fix the kernel, the benchmark or "
-                        "the DEFAULTS; every ADAEXPLORE_MODE that uses the defaults or a pinned header checks them.")
-    else()
-      set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
-    endif()
-    _adaexplore_fail("${name}" "checking it without tuning failed with exit code ${rc}: ${fix}\n"
-                     "Command: ${shown}\nIts message:\n${tail}")
-  endif()
-  set(summary "")
-  if(out MATCHES "check passed: ([^\n]*)")
-    set(summary "${CMAKE_MATCH_1}")
-  endif()
-  set(report "AdaExplore: ${name}: checked without tuning: ${summary}")
-  string(REGEX MATCHALL "\\[adaexplore\\] [A-Za-z0-9_]+: check: [^\n]*" lines "${out}")
-  foreach(line IN LISTS lines)  # the ptxas report per architecture
-    string(REGEX REPLACE "^\\[adaexplore\\] [A-Za-z0-9_]+: check: " "" line "${line}")
-    string(APPEND report "\n   ${line}")
-  endforeach()
-  set(${report_out} "${report}" PARENT_SCOPE)
-  file(WRITE "${stamp}" "${key}\n${summary}")
-endfunction()
-
-function(_adaexplore_warn_no_gpu_once about)
-  get_property(warned GLOBAL PROPERTY _ADAEXPLORE_WARNED_NO_GPU)
-  if(warned)
-    return()
-  endif()
-  set_property(GLOBAL PROPERTY _ADAEXPLORE_WARNED_NO_GPU TRUE)
-  message(WARNING "AdaExplore: no CUDA GPU at configure time (${about}). CUDA kernels are NOT TUNED in this "
-                  "configure: each uses its pinned header (PINNED_HEADER, or <name>.hpp in ADAEXPLORE_PINNED_DIR) "
-                  "where there is one, else its DEFAULTS (kTuned = false). The build works; the kernels may be "
-                  "slower than tuned ones. Configure on a machine with a GPU to tune, or set ADAEXPLORE_MODE to "
-                  "PINNED or DEFAULTS to choose this explicitly without this warning.")
-endfunction()
-
-# Cross-compiling: whether the tuning database's stored winner for this machine's key may serve the
-# target. The key names this machine's device: for host kernels its CPU (never the target's, and
-# the target's CPU is unknown here); for cuda kernels its GPU, which may serve only a target of
-# the same architecture: this GPU's compute capability must be that of the first target
-# architecture (ARCH, CMAKE_CUDA_ARCHITECTURES). `why_out`: why, or why not, in words.
-function(_adaexplore_cross_stored_usable usable_out why_out name backend archs)
-  set(${usable_out} FALSE PARENT_SCOPE)
-  if(backend STREQUAL "host")
-    string(CONCAT _adaexplore_text "its stored tunings are of this machine's CPU (${CMAKE_HOST_SYSTEM_PROCESSOR}), "
-                                   "not the "
-                                   "target's (${CMAKE_SYSTEM_PROCESSOR})")
-    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(archs STREQUAL "")
-    string(CONCAT _adaexplore_text "no target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES) says whether this "
-                                   "machine's GPU is of "
-                                   "the target's")
-    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  list(GET archs 0 arch)
-  _adaexplore_device(gpu about "${name}")
-  if(NOT gpu)
-    set(${why_out} "this machine has no GPU (${about}), so it has no key to look up" PARENT_SCOPE)
-    return()
-  endif()
-  _adaexplore_device_index(index)
-  get_property(cc GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_CC)
-  string(REPLACE "." "" cc_digits "${cc}")
-  string(REGEX REPLACE "^sm_([0-9]+).*$" "\\1" arch_digits "${arch}")
-  if(cc_digits STREQUAL arch_digits)
-    set(${usable_out} TRUE PARENT_SCOPE)
-    set(${why_out} "this machine's ${about} has the target architecture ${arch}" PARENT_SCOPE)
-  else()
-    string(CONCAT _adaexplore_text "its stored tunings are of this machine's ${about}, and the target architecture "
-                                   "is ${arch}"
-                                   )
-    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
-  endif()
-endfunction()
-
-function(_adaexplore_note_cross_compiling_once)
-  get_property(noted GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING)
-  if(noted)
-    return()
-  endif()
-  set_property(GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING TRUE)
-  message(STATUS "AdaExplore: cross-compiling (CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} "
-                 "${CMAKE_SYSTEM_PROCESSOR}): no kernel is tuned in this configure, since this machine's GPU and "
-                 "CPU are not the target's. Each kernel uses its pinned header, else its DEFAULTS; a CUDA kernel "
-                 "uses the tuning database's stored winner first, but only where this machine's GPU has the "
-                 "target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES).")
-endfunction()
-
-# Copies the pinned header (only when different) and says what it was tuned on; warns when that
-# is not the GPU this configure sees.
-function(_adaexplore_use_pinned name backend pinned header note)
-  configure_file("${pinned}" "${header}" COPYONLY)
-  file(STRINGS "${pinned}" device_lines REGEX "^//[ \t]*Device:")
-  set(recorded "")
-  foreach(line IN LISTS device_lines)
-    string(REGEX REPLACE "^//[ \t]*Device:[ \t]*" "" line "${line}")
-    if(line MATCHES "^(.*, compute capability [0-9.]+)")  # drops SMs, driver, runtime
-      set(line "${CMAKE_MATCH_1}")
-    endif()
-    list(APPEND recorded "${line}")
-  endforeach()
-  list(REMOVE_DUPLICATES recorded)  # a header of problem sizes: one line per size
-  set(tuned_on "")
-  if(recorded)
-    string(JOIN "; " tuned_on ${recorded})
-    set(tuned_on " (tuned on ${tuned_on})")
-  endif()
-  message(STATUS "AdaExplore: ${name}: NOT TUNED here, using the pinned header ${pinned}${tuned_on}${note}")
-  if(backend STREQUAL "cuda" AND recorded AND NOT CMAKE_CROSSCOMPILING)
-    _adaexplore_tuner_at_hand(at_hand)
-    if(NOT at_hand)
-      return()  # the tuner is not built for this check alone
-    endif()
-    _adaexplore_device(gpu about "${name}")
-    if(NOT gpu)
-      return()
-    endif()
-    _adaexplore_device_index(index)
-    get_property(gpu_name GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_NAME)
-    get_property(gpu_cc GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_CC)
-    foreach(line IN LISTS recorded)
-      if("${line}" STREQUAL "${gpu_name}, compute capability ${gpu_cc}")
-        return()
-      endif()
-    endforeach()
-    string(JOIN "; " recorded_text ${recorded})
-    message(WARNING "AdaExplore: ${name}: the pinned header ${pinned} was tuned on ${recorded_text}, but this "
-                    "configure sees ${about} (ADAEXPLORE_DEVICE). Its values may be slow or fail to launch here. "
-                    "To tune on this GPU, configure with -DADAEXPLORE_MODE=AUTO; then `cmake --build <build> "
-                    "--target adaexplore-pin` pins the new tuning.")
-  endif()
+  string(JSON origin GET "${answer}" origin)
+  set(${origin_out} "${origin}" PARENT_SCOPE)
 endfunction()
 
 # TRUE when running the tuner needs no build of it first.
@@ -2820,172 +2210,95 @@ function(_adaexplore_tuner_at_hand out)
   endif()
 endfunction()
 
-# The `tune` command line for a kernel: spec, database, header and, for cuda, the device. The
-# tuned headers' folder (every kernel's of this build tree) is --generated: headers there are
-# outputs, left out of the results' key when a template or benchmark includes one.
-function(_adaexplore_tune_command out name backend kernel_dir header)
-  _adaexplore_tuner_command(tuner "${name}")
-  _adaexplore_database(database)
-  get_filename_component(generated "${header}" DIRECTORY)
-  set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --database "${database}" --header "${header}"
-      --generated "${generated}" --report "${kernel_dir}/report.html")
-  if(backend STREQUAL "cuda")
-    _adaexplore_device_index(index)
-    list(APPEND command --device ${index})
-    _adaexplore_listed(profile "${name}" "${ADAEXPLORE_PROFILE}")
-    if(profile)
-      list(APPEND command --profile)
-    endif()
+# PINNED mode without a tuner (none is built for it): the pinned header's machine line checked
+# against the spec (namespace, kernel, parameters, sizes, values), then the header copied. The
+# tuner's `configure` checks the same and more (the constraints, launch limits and compiles, the
+# GPU it was tuned on).
+function(_adaexplore_use_pinned_without_tuner name kernel_dir header pinned)
+  set(where "the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR/${name}.hpp, else pinned/${name}.hpp beside the calling CMakeLists.txt")
+  if(NOT EXISTS "${pinned}")
+    _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but there is no pinned header ${pinned} (the pin "
+                     "location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR '${ADAEXPLORE_PINNED_DIR}'/${name}.hpp, "
+                     "else pinned/${name}.hpp beside the calling CMakeLists.txt). Tune ${name} on a machine that "
+                     "can, pin it there with `cmake --build <build> --target adaexplore-pin` and commit "
+                     "${name}.hpp, or configure with -DADAEXPLORE_MODE=AUTO.")
   endif()
-  set(${out} "${command}" PARENT_SCOPE)
+  _adaexplore_pinned_problem(problem "${name}" "${kernel_dir}/spec.json" "${pinned}")
+  if(NOT problem STREQUAL "")
+    _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but ${problem}. Pin a tuning of this call (tune it where "
+                     "it tunes, then `cmake --build <build> --target adaexplore-pin`), or fix or remove ${pinned} "
+                     "(${where}).")
+  endif()
+  configure_file("${pinned}" "${header}" COPYONLY)
+  message(STATUS "AdaExplore: ${name}: NOT TUNED here, using the pinned header ${pinned}")
+  message(STATUS "AdaExplore: ${name}: the pinned header's kernel, parameters and values checked against the call; "
+                 "its constraints, launch limits and compiles are not (no tuner in this build tree, and PINNED mode "
+                 "builds none)")
 endfunction()
 
-# TRUE when `list` (a cache variable's value: ALL or a ;-list of kernel names) is ALL or names the kernel.
-function(_adaexplore_listed out name list)
-  if("ALL" IN_LIST list OR name IN_LIST list)
-    set(${out} TRUE PARENT_SCOPE)
+# What in the pinned header's machine line does not fit the spec ("" when it fits): its namespace,
+# kernel, sizes and each parameter's value (tuner/src/configure/pinned_header.cpp checks the same,
+# with the sizes and values named, where a tuner is at hand).
+function(_adaexplore_pinned_problem out name spec_file pinned)
+  set(header "the pinned header ${pinned}")
+  file(STRINGS "${pinned}" line REGEX "^// adaexplore: " LIMIT_COUNT 1)
+  string(REGEX REPLACE "^// adaexplore: " "" line "${line}")
+  string(JSON space ERROR_VARIABLE no_line GET "${line}" namespace)
+  string(JSON kernel ERROR_VARIABLE no_kernel GET "${line}" kernel)
+  file(READ "${spec_file}" spec)
+  string(JSON expected ERROR_VARIABLE none GET "${spec}" namespace)
+  if(none)
+    set(expected "adaexplore::${name}")
+  endif()
+  string(JSON sizes ERROR_VARIABLE no_sizes GET "${spec}" sizes)
+  string(JSON pinned_sizes ERROR_VARIABLE no_pinned_sizes GET "${line}" sizes)
+  set(problem "")
+  if(no_line)
+    set(problem "${header} has no machine line ('// adaexplore: {...}', which every header written since 2026-12-06 "
+                "carries and which is all that is read of a pinned header): regenerate it with `adaexplore-tuner header "
+                "--database <its database> --spec <build>/_adaexplore/kernels/${name}/spec.json --out ${pinned}`, pin a "
+                "new tuning (`cmake --build <build> --target adaexplore-pin`), or add the line from its own values with "
+                "tools/add-machine-line.py ${pinned}")
+  elseif(NOT space STREQUAL expected)
+    set(problem "${header} is of namespace ${space}, not ${expected}: it is another kernel's header")
+  elseif(NOT no_kernel AND NOT kernel STREQUAL name)
+    set(problem "${header} was written for the kernel ${kernel} (its // Kernel: line), not ${name}")
+  elseif(NOT no_sizes STREQUAL no_pinned_sizes)
+    set(problem "${header} was tuned for other problem sizes than this call's SIZES: re-pin it after tuning these sizes")
   else()
-    set(${out} FALSE PARENT_SCOPE)
+    string(JSON count LENGTH "${spec}" parameters)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON param_name GET "${spec}" parameters ${i} name)
+      string(JSON value ERROR_VARIABLE missing GET "${line}" config "${param_name}")
+      set(values "")
+      string(JSON n ERROR_VARIABLE range GET "${spec}" parameters ${i} values)
+      if(range)  # RANGE <from> <to> (its step is not checked here)
+        string(JSON from GET "${spec}" parameters ${i} range from)
+        string(JSON to GET "${spec}" parameters ${i} range to)
+        if(value MATCHES "^-?[0-9]+$" AND NOT value LESS from AND NOT value GREATER to)
+          set(values "${value}")
+        endif()
+      else()
+        string(JSON n LENGTH "${spec}" parameters ${i} values)
+        math(EXPR n "${n} - 1")
+        foreach(j RANGE ${n})
+          string(JSON v GET "${spec}" parameters ${i} values ${j})
+          list(APPEND values "${v}")
+        endforeach()
+      endif()
+      if(missing)
+        set(problem "${header} has no value for the parameter ${param_name}: it was pinned from another parameter set")
+      elseif(NOT value IN_LIST values)
+        set(problem "${header} sets ${param_name} = ${value}, which is not among the values PARAMS gives ${param_name}")
+      endif()
+      if(problem)
+        break()
+      endif()
+    endforeach()
   endif()
-endfunction()
-
-# TRUE when ADAEXPLORE_RETUNE is ALL or names the kernel.
-function(_adaexplore_retune_requested out name)
-  _adaexplore_listed(listed "${name}" "${ADAEXPLORE_RETUNE}")
-  set(${out} ${listed} PARENT_SCOPE)
-endfunction()
-
-# The report(s) a tuning of the kernel wrote (tune --report <kernel_dir>/report.html; a kernel
-# with SIZES: report.<size>.html per size), for the status line.
-function(_adaexplore_reports out kernel_dir)
-  file(GLOB reports "${kernel_dir}/report.html" "${kernel_dir}/report.*.html")
-  list(JOIN reports ", " reports)
-  set(${out} "${reports}" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_run_tune name backend kernel_dir header pinned archs)
-  _adaexplore_tune_command(command "${name}" "${backend}" "${kernel_dir}" "${header}")
-  _adaexplore_retune_requested(retune "${name}")
-  set(what "tuning")
-  if(retune)
-    list(APPEND command --retune)
-    set(what "RETUNING from scratch (ADAEXPLORE_RETUNE; the stored results of its current key are set aside)")
-  endif()
-  set(where "the CPU")
-  if(backend STREQUAL "cuda")
-    _adaexplore_device(gpu where "${name}")
-  endif()
-  _adaexplore_database(database)
-  # The tuning writes its report(s) afresh: none of an earlier configure (another SIZES) is named.
-  file(GLOB stale_reports "${kernel_dir}/report.html" "${kernel_dir}/report.*.html")
-  if(stale_reports)
-    file(REMOVE ${stale_reports})
-  endif()
-  message(STATUS "AdaExplore: ${name}: ${what} on ${where} (database ${database})")
-  # The progress lines (stdout) as they come; the messages (stderr) once: in the error, or after.
-  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE messages
-                  ECHO_OUTPUT_VARIABLE)
-  if(NOT rc EQUAL 0)
-    _adaexplore_meanwhile(meanwhile "${name}" "${rc}" "${backend}" "${kernel_dir}" "${pinned}" "${archs}")
-    _adaexplore_tune_failed("${name}" "${rc}" "${messages}" "${kernel_dir}" "${meanwhile}" ${command})
-  endif()
-  string(STRIP "${messages}" messages)
-  if(NOT messages STREQUAL "")
-    message(NOTICE "${messages}")
-  endif()
-  if(retune)
-    set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RETUNED "${name}")
-  endif()
-  message(STATUS "AdaExplore: ${name}: TUNED, header ${header}")
-  _adaexplore_reports(reports "${kernel_dir}")
-  if(reports)
-    message(STATUS "AdaExplore: ${name}: report ${reports} (open it in a browser: how the winner was found)")
-  endif()
-endfunction()
-
-# `tune --cached`: the stored winner of the kernel's current key, evaluating nothing. `found_out`:
-# TRUE when it wrote the header, FALSE when the database has none (exit code 3).
-function(_adaexplore_run_cached found_out name backend kernel_dir header)
-  _adaexplore_tune_command(command "${name}" "${backend}" "${kernel_dir}" "${header}")
-  list(APPEND command --cached)
-  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(rc EQUAL 3)
-    set(${found_out} FALSE PARENT_SCOPE)
-    return()
-  elseif(NOT rc EQUAL 0)
-    set(meanwhile "")
-    if(NOT rc EQUAL 1)
-      set(meanwhile "To build without the database meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS.")
-    endif()
-    _adaexplore_tune_failed("${name}" "${rc}" "${output}" "${kernel_dir}" "${meanwhile}" ${command})
-  endif()
-  set(${found_out} TRUE PARENT_SCOPE)
-  message(STATUS "AdaExplore: ${name}: TUNED (the tuning database's stored winner; nothing evaluated), "
-                 "header ${header}")
-endfunction()
-
-# What to configure with to build meanwhile, after `tune` failed with `rc`, as far as that works:
-# a spec error (1) fails in every mode; otherwise `adaexplore-tuner check` says whether the defaults
-# compile (DEFAULTS mode checks them so), and PINNED needs a pinned header.
-function(_adaexplore_meanwhile out name rc backend kernel_dir pinned archs)
-  if(rc EQUAL 1)
-    set(${out} "No ADAEXPLORE_MODE builds meanwhile: DEFAULTS and PINNED check the spec and template too." PARENT_SCOPE)
-    return()
-  endif()
-  _adaexplore_tuner_command(tuner "${name}")
-  set(command ${tuner} check --spec "${kernel_dir}/spec.json")
-  foreach(arch IN LISTS archs)
-    list(APPEND command --arch "${arch}")
-  endforeach()
-  if(backend STREQUAL "host")
-    list(APPEND command --no-compile)
-  endif()
-  execute_process(COMMAND ${command} RESULT_VARIABLE check_rc OUTPUT_QUIET ERROR_VARIABLE err)
-  if(NOT check_rc EQUAL 0)
-    string(STRIP "${err}" err)
-    string(CONCAT _adaexplore_text "-DADAEXPLORE_MODE=DEFAULTS would fail too, since the defaults do not pass the "
-                                   "check without a GPU: "
-                                   "${err}")
-    set(${out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  string(CONCAT _adaexplore_text "To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS (the "
-                                 "defaults pass the "
-                                 "check without a GPU)")
-  set(text "${_adaexplore_text}")
-  if(EXISTS "${pinned}")
-    string(APPEND text ", or -DADAEXPLORE_MODE=PINNED (the pinned header ${pinned})")
-  endif()
-  set(${out} "${text}." PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_tune_failed name rc output kernel_dir meanwhile)
-  set(command ${ARGN})
-  if(rc EQUAL 1)
-    string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
-                      "${kernel_dir}/spec.json is written from this call's arguments).")
-  elseif(rc EQUAL 2)
-    string(CONCAT fix "no configuration compiled, ran and verified, or the setup is broken: read the first "
-                      "failure below, build and run the benchmark by hand with the defaults, and check PARAMS "
-                      "and CONSTRAINTS.")
-  elseif(rc EQUAL 3)
-    string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
-                      "configure; check that the GPU is usable (nvidia-smi).")
-  elseif(rc EQUAL 5)
-    string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
-                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
-                      "writable folders and that the disk has space.")
-  else()
-    set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
-  endif()
-  if(output MATCHES "(argument was not expected|unknown option)")  # CLI11's message, the fake tuner's
-    string(APPEND fix " If it refuses an option the module passed, the tuner is older than this "
-                      "AdaExplore.cmake: use the tuner of the same version (ADAEXPLORE_TUNER_EXECUTABLE).")
-  endif()
-  string(JOIN " " shown ${command})
-  _adaexplore_tail(tail "${output}" 3000)
-  _adaexplore_fail("${name}" "tuning failed with exit code ${rc}: ${fix}\nCommand: ${shown}\n"
-                   "End of its messages:\n${tail}\n${meanwhile}")
+  string(JOIN "" problem ${problem})
+  set(${out} "${problem}" PARENT_SCOPE)
 endfunction()
 
 # Remembers the kernel for the end of the configure (adaexplore-pin, ADAEXPLORE_RETUNE), which the
@@ -3120,19 +2433,6 @@ function(_adaexplore_finish_retune)
     message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}': no kernel it names was tuned in this configure "
                    "(no GPU, cross-compiling, or ADAEXPLORE_MODE ${ADAEXPLORE_MODE}), so nothing was retuned; it "
                    "stays set for the next configure that tunes.")
-  endif()
-endfunction()
-
-function(_adaexplore_run_defaults name kernel_dir header reason)
-  _adaexplore_tuner_command(tuner "${name}")
-  execute_process(COMMAND ${tuner} defaults --spec "${kernel_dir}/spec.json" --header "${header}"
-                          --reason "${reason}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(NOT rc EQUAL 0)
-    _adaexplore_tail(tail "${output}" 3000)
-    _adaexplore_fail("${name}" "writing the defaults header failed (exit code ${rc}):\n${tail}\n"
-                     "Fix what the message names in this call's arguments (the spec ${kernel_dir}/spec.json "
-                     "is written from them).")
   endif()
 endfunction()
 
