@@ -1,611 +1,10 @@
-#[=======================================================================[.rst:
-AdaExplore
-----------
+# AdaExplore.cmake: adaexplore_tune_kernel(<name> ...) tunes a kernel while CMake configures a
+# project and writes a header of its winning parameters. The reference of every keyword, default,
+# cache variable and result variable: docs/cmake-reference.md in the source tree.
+# The decisions (where a header's values come from: tune, the tuning database, the pinned header,
+# the defaults) are the tuner's: `adaexplore-tuner configure` (tuner/src/configure/origin.hpp),
+# called once per kernel; this module checks the call, writes the spec and prints the answer.
 
-Tunes CUDA (and C++) kernels while CMake configures a project, and writes a header of
-``inline constexpr`` winning parameters that the project's targets compile against.
-
-Load it in one of these ways; each defines :command:`adaexplore_tune_kernel`, the variable
-``ADAEXPLORE_HARNESS_INCLUDE_DIR`` and the target ``AdaExplore::harness``:
-
-.. code-block:: cmake
-
-  find_package(AdaExplore REQUIRED)                   # installed: uses the installed tuner
-  add_subdirectory(path/to/adaexplore adaexplore)     # source tree
-  FetchContent_Declare(adaexplore SOURCE_DIR path/to/adaexplore)  # or GIT_REPOSITORY ...
-  FetchContent_MakeAvailable(adaexplore)
-  include(path/to/adaexplore/cmake/AdaExplore.cmake)  # source tree, the module alone
-
-From a source tree, the first call that needs the tuner builds it once per build tree at
-configure time (``${CMAKE_BINARY_DIR}/_adaexplore/tuner``, Release, with the project's generator
-and C++ compiler, on all cores or ``$ENV{CMAKE_BUILD_PARALLEL_LEVEL}``; a few minutes) and
-rebuilds it only when a file under ``tuner/`` changes. It needs a C++17 compiler, nlohmann_json,
-CLI11 and Boost (see the tuner's ``CMakeLists.txt``). The build shows its progress: status lines
-before and after (with its time) and the build tool's own lines (``[12/54] Building CXX ...``) as
-they come; its whole log is kept in ``_adaexplore/tuner/adaexplore-tuner-build.log``.
-
-Errors name the kernel and, on their first line, the calling list file and the line of its
-``adaexplore_tune_kernel(<name> ...)`` call (CMake's own ``CMake Error at`` line names this
-module; the call stack ends at the call): the call that ran, also where calls of one kernel sit in
-the branches of an ``if()`` (two calls written alike: "the call at line <a> or <b>"). A tuner that
-stops for its environment (exit code 5: a folder not writable, a full disk, an
-``ADAEXPLORE_DATABASE`` that is a file) is said to, apart from a spec it refuses (exit code 1). A tuner's messages are shown once: a tuning's progress
-lines as they come, its other messages (stderr) inside the error, or after a tuning that succeeded.
-
-.. command:: adaexplore_tune_kernel
-
-  .. code-block:: cmake
-
-    adaexplore_tune_kernel(<name>
-      TEMPLATE <file> | KERNEL_SOURCE <file>
-      BENCHMARK <file> | ARGS <argument>...
-      [KERNEL_NAME <name>]
-      [BLOCK_DIM <x> [<y> [<z>]]]
-      [GRID_DIM <x> [<y> [<z>]]]
-      [REFERENCE DEFAULTS | REFERENCE <param>=<value>...]
-      [TOLERANCE [REL <expression>] [ABS <expression>]]
-      [MACRO_PREFIX <prefix>]
-      [DEFINE_PARAMS PUBLIC|PRIVATE|INTERFACE]
-      PARAMS <param> {<value>... | RANGE <from> <to> [<step>]} [<param> ...]
-      [CONSTRAINTS <expression>...]
-      [DEFAULTS <param>=<value>...]
-      [BUDGET <evaluations>]
-      [TIME_LIMIT <seconds>]
-      [TARGET <target>]
-      [BACKEND cuda | host]
-      [STRATEGY <name>]
-      [SEED <n>]
-      [NAMESPACE <namespace>]
-      [PINNED_HEADER <file>]
-      [ARCH <sm_XX>]
-      [COMPILE_OPTIONS <flag>...]
-      [INCLUDE_DIRECTORIES <dir>...]
-      [RUN_ARGS <arg>...]
-      [SIZES <size>...]
-      [SIZE_BUDGET <evaluations>]
-      [RUN_TIMEOUT <seconds>]
-      [RUN_TIMEOUT_FACTOR <factor>]
-      [RUN_TIMEOUT_FLOOR <seconds>]
-      [RUNNER ON|OFF]
-      [COMPILE_UNIT AUTO|KERNEL|PROGRAM]
-      [COMPILE_TIMEOUT <seconds>]
-      [COMPILER_LAUNCHER <launcher> [<arg>...]]
-      [THREADS_PER_BLOCK <expression>]
-      [DYNAMIC_SHARED_BYTES <expression>]
-      [JOBS <n>]
-      [IN_FLIGHT <n>])
-
-  Writes ``${CMAKE_BINARY_DIR}/adaexplore/include/adaexplore/<name>.hpp``:
-
-  .. code-block:: c++
-
-    namespace adaexplore::<name> {
-    inline constexpr bool kTuned = true;   // false: the DEFAULTS, not tuned
-    inline constexpr int TILE_M = 128;     // one constant per parameter
-    }
-
-  and rewrites it only when its content changes, so a reconfigure whose tuning comes out the
-  same rebuilds nothing. Its provenance comment, each evaluation's status (``ok``, ``slow``,
-  ``compile_error``, ``resource_limit``, ``launch_error``, ``crash``, ``wrong_result``,
-  ``timeout``) and what produces it, and the fields of the results record: ``docs/outcomes.md``.
-  Where the values come from:
-
-  * ``BACKEND host``: always tuned (on the CPU).
-  * ``BACKEND cuda`` with a GPU (``adaexplore-tuner device --index ${ADAEXPLORE_DEVICE}``, asked
-    once per configure): tuned on that GPU. The tuner's progress lines appear as it works; the
-    tuning database (``ADAEXPLORE_DATABASE``) makes a reconfigure with nothing changed answer from
-    the stored evaluations instead of measuring again.
-  * ``BACKEND cuda`` without a GPU (CI, build farms): the pinned header when there is one (see
-    ``PINNED_HEADER``) and it fits the call, copied only if different, else the ``DEFAULTS``
-    (``kTuned = false``). The first such kernel of a configure prints a warning that says so; each
-    kernel then prints one status line naming its pinned header, or a warning when it falls back
-    to its ``DEFAULTS``. What can be checked without a GPU is checked, and fails the configure
-    with the message a tuning on a GPU stops with (``adaexplore-tuner check``): the spec (its
-    parameters, constraints, ``DEFAULTS`` and launch expressions), the template's placeholders
-    against ``PARAMS`` (an unknown placeholder, an unused parameter), the ``DEFAULTS`` and the
-    pinned values against the target's launch limits (``THREADS_PER_BLOCK``,
-    ``DYNAMIC_SHARED_BYTES``), and the ``DEFAULTS`` and the pinned values rendered and compiled,
-    once each per target architecture (``ARCH``, else every concrete entry of
-    ``CUDA_ARCHITECTURES`` / ``CMAKE_CUDA_ARCHITECTURES``; none: nothing compiled), as a tuning
-    compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), side by side up to ``JOBS``
-    at once; nothing is run. A status line says what was checked, with the ptxas report per
-    architecture. A check that passed is not repeated while the spec, template, benchmark and
-    pinned header are unchanged
-    (``_adaexplore/kernels/<name>/check.stamp``; headers they include are not watched). The same
-    check runs for every kernel that is not tuned (``DEFAULTS``, ``PINNED`` and ``CACHED`` modes,
-    cross-compiling); ``host`` kernels are not compiled by it (they tune where configured natively).
-  * Cross-compiling (``CMAKE_CROSSCOMPILING``), either backend: never tuned, since neither this
-    machine's GPU nor its CPU is the target's. ``AUTO`` (and ``CACHED``) then use the pinned
-    header, else the ``DEFAULTS``. The database's stored winner for this machine's key comes
-    first only for a ``cuda`` kernel whose first target architecture (``ARCH``,
-    ``CMAKE_CUDA_ARCHITECTURES``) is the compute capability of this machine's GPU (a status line
-    says so; the GPU model of a cross target cannot be known here); never for a ``host`` kernel
-    (the key is this machine's CPU), nor without a target architecture, nor without a GPU.
-    The target's values come from a pinned header: made on the target (configure
-    there natively, build ``adaexplore-pin``), or written from the target's tuning database with
-    ``adaexplore-tuner header --database <db> --spec <spec> --out <dir>/<name>.hpp`` (databases of
-    several targets merged first with ``adaexplore-tuner merge``), and given here as
-    ``PINNED_HEADER`` or through ``ADAEXPLORE_PINNED_DIR``. A merged database alone does not
-    serve: ``CACHED`` looks up the key of the configuring machine (its CPU, its GPU), never the
-    target's, and only as said above.
-
-  ``ADAEXPLORE_MODE`` (below) overrides this choice. A pinned header records the device it was
-  tuned on (its ``// Device:`` line); when one is used for a ``cuda`` kernel on a machine whose
-  GPU is another, the configure warns with both names (where a tuner is at hand: it is not built
-  for this check alone).
-
-  ``<name>``
-    The kernel's name, a C++ identifier: it names the header, the namespace
-    ``adaexplore::<name>`` and the folder ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>``
-    (spec, evaluations' files; the results are in ``ADAEXPLORE_DATABASE``, under
-    ``<name>/``). Unique within a configure.
-
-  Names that reach the header (``<name>`` without ``NAMESPACE``, each part of ``NAMESPACE``, the
-  ``PARAMS`` and ``SIZES`` names) are refused at the call, before anything is tuned, when the
-  header could not declare them: C++ keywords (``int``, ``class``, ``and``, ``true``), macros a
-  translation unit sees (``NULL``, ``INT_MAX``, ``linux``), names reserved to the compiler (a
-  double underscore, ``_`` and a capital letter: ``__cplusplus``), ``std``, and for ``PARAMS`` and
-  ``SIZES`` the header's own names (``kTuned``, ``select``, ``Params``, ``kSm90``, ...). The list
-  is the tuner's (``tuner/src/model/reserved_names.inc``), which refuses the same names in a spec.
-
-  ``TEMPLATE <file>``
-    Required unless ``KERNEL_SOURCE`` is given. The kernel source with ``${PARAM}`` placeholders
-    (``$$`` is a literal ``$``, so ``$${`` a literal ``${``);
-    every parameter must appear in it. The tuner renders it per configuration under its name
-    without ``.in`` (``gemm.cuh.in`` -> ``gemm.cuh``), which the benchmark includes; each value
-    is also defined as ``ADAEXPLORE_PARAM_<PARAM>``. Relative to ``CMAKE_CURRENT_SOURCE_DIR``.
-    Editing it reconfigures (and retunes).
-
-  ``KERNEL_SOURCE <file>``
-    Instead of ``TEMPLATE``: a kernel source configured by preprocessor macros (``#if
-    block_size_x > 32``, ``float tile[TILE][TILE]``), tuned as it is. Per configuration the tuner
-    compiles ``#define <PARAM> <value>`` for every parameter followed by ``#include "<file>"``
-    (``<name>_configured.cuh`` in the evaluation's folder). With ``MACRO_PREFIX`` and
-    ``DEFINE_PARAMS`` the library compiles the same file with the winner's macros.
-
-  ``KERNEL_NAME <name>``
-    The kernel the benchmark launches with ``bench.kernel()`` (no argument) and the one a
-    benchmark written from ``ARGS`` launches: its name (``matmul_kernel``), qualified name
-    (``vecadd::vector_add_kernel``, a template's instantiation found by its name) or mangled name.
-
-  ``BLOCK_DIM <x> [<y> [<z>]]``, ``GRID_DIM <x> [<y> [<z>]]``
-    The launch shape, each an expression over ``PARAMS`` and the ``SIZES`` names (``ceil``,
-    ``floor``, ``min``, ``max``, ``sqrt``, ``log2``, ``abs``, ``round``, ``int``; ``**``), e.g.
-    ``BLOCK_DIM block_size_x block_size_y`` ``GRID_DIM "ceil(N / (BX * TX))" "ceil(M / BY)"``,
-    evaluated per configuration at the size being tuned; each must give a whole number >= 1.
-    ``bench.launch(kernel, args...)`` launches with it; ``BLOCK_DIM`` also gives
-    ``THREADS_PER_BLOCK`` (the product) for the static checks when that is not given.
-
-  ``ARGS <argument>...``
-    Instead of ``BENCHMARK``: the kernel's arguments, in order, and the module writes the
-    benchmark (needs ``KERNEL_NAME``, ``BLOCK_DIM``, ``GRID_DIM`` and ``REFERENCE``). Each one
-    string: ``"<input|output|inout> <type> <name>[<length>] [= random|zero|one|sequence]"`` (a
-    device buffer of ``<length>`` elements, an expression over ``SIZES``), ``"scalar <type>
-    <name> = <expression>"`` (passed by value), or ``"global <type> <name>[<length>] [= ...]"`` (a
-    ``__constant__`` or ``__device__`` variable, set by name before the launches). ``<type>``:
-    ``float``, ``double``, ``int``, ``unsigned``, ``long long``, ``size_t``, ... Inputs are random
-    (floating point in [-1, 1), integers in [-100, 100]) unless given; outputs are poisoned before
-    the checked run; inout buffers are restored before every run. Every output and inout buffer is
-    compared with the ``REFERENCE`` configuration's within ``TOLERANCE``. GB/s in the records
-    counts each buffer once (inout twice). ``docs/first-tuning.md``.
-
-  ``REFERENCE DEFAULTS | REFERENCE <param>=<value>...``
-    The configuration whose outputs are the reference: run once per runner on the GPU, its outputs
-    kept on the device, every other configuration's compared there. With a hand-written benchmark
-    it applies to ``bench.run(launch, bench.tolerance())``.
-
-  ``TOLERANCE [REL <expression>] [ABS <expression>]``
-    An element passes when ``|got - expected| <= ABS + REL * |expected|``; each an expression over
-    the ``SIZES`` names, e.g. ``ABS "8 * sqrt(K) * 2**-24 * K / 4"`` for float sums of ``K``
-    products of values in [-1, 1) (``docs/first-tuning.md`` says how to choose one). Default
-    ``REL 1e-5 ABS 1e-6``.
-
-  ``MACRO_PREFIX <prefix>``
-    The header also gets ``#define <prefix><PARAM> <value>`` lines for the winner (after the
-    namespace; ``""`` defines the parameters' own names, as a macro-configured kernel reads them)
-    and a line ``// adaexplore: {...}`` before ``#pragma once`` that tools (``DEFINE_PARAMS``) read.
-    Default ``ADAEXPLORE_<NAME>_``: every header has the lines. A unit that includes a header with
-    the prefix ``""`` sees the parameters' names as macros: it must not also use the header's
-    constants of the same names.
-
-  ``DEFINE_PARAMS PUBLIC|PRIVATE|INTERFACE``
-    With ``TARGET``: the winner's values become compile definitions ``-D<PARAM>=<value>`` of the
-    target (the parameters' own names, whatever ``MACRO_PREFIX``), so its sources (a
-    macro-configured kernel) compile with the tuned values. With ``SIZES``, the first size's
-    values; a header for several GPUs is refused. Those sources must not include the header (its
-    constants have the same names as the macros): a source that needs ``kTuned`` or the constants
-    belongs to another target.
-
-  ``BENCHMARK <file>``
-    Required unless ``ARGS`` is given. The benchmark program: builds inputs, checks against a reference, launches and
-    times the kernel through the harness (``<adaexplore/harness.cuh>`` for ``cuda``,
-    ``<adaexplore/harness_host.hpp>`` for ``host``; their include folder is added to its
-    compile). Relative to ``CMAKE_CURRENT_SOURCE_DIR``. Editing it reconfigures.
-
-  ``PARAMS <param> <value>... | <param> RANGE <from> <to> [<step>] ...``
-    Required. The search space: each parameter is an identifier followed either by its values
-    (numbers, as JSON writes them: ``16``, ``-1``, ``0.5``, ``1e-3``) or by ``RANGE`` and
-    inclusive integer bounds with an optional positive step (default 1):
-    ``PARAMS TILE 16 32 64 UNROLL RANGE 1 8``. Identifiers start a new parameter, so values
-    cannot be words.
-
-  ``CONSTRAINTS <expression>...``
-    Conditions every configuration must satisfy, over parameter names, e.g.
-    ``"TILE_M * TILE_N <= 1024"``, ``"TILE_K % UNROLL == 0"`` (syntax in the tuner's
-    ``expr.hpp``; Kernel Tuner's Python syntax is also accepted). Default: none.
-
-  ``DEFAULTS <param>=<value>...``
-    The baseline configuration: what the header holds when nothing is tuned, what the speedup is
-    measured against and the reference of ``slow``. When given, it must name every parameter
-    once (the tuner refuses the spec otherwise: ``no value given for parameter ...``) and satisfy
-    the constraints. Default: the first valid configuration in PARAMS order.
-
-  ``BUDGET <evaluations>``
-    Evaluations per tuning: distinct configurations recorded for the kernel's key, the
-    defaults', failed, resumed and warm-start ones included. A tuning can end earlier, "space
-    exhausted", having skipped configurations predicted to fail (the log and the header say
-    how many): ``docs/outcomes.md``. Default 100.
-
-  ``TIME_LIMIT <seconds>``
-    No compile or measurement starts after this many seconds of tuning; measurements running
-    then still count, and the near-ties are not re-measured (``docs/outcomes.md``). With
-    ``SIZES``: per size. Default 0 (no limit).
-
-  ``TARGET <target>``
-    A target that gets ``${CMAKE_BINARY_DIR}/adaexplore/include`` as include directory
-    (``PUBLIC``; ``INTERFACE`` for interface libraries, ``PRIVATE`` for executables), so its
-    sources can ``#include <adaexplore/<name>.hpp>``. Default: none (use the variables below).
-
-  ``BACKEND cuda | host``
-    ``cuda`` (default): compiled with nvcc (``CMAKE_CUDA_COMPILER`` when the project enabled
-    CUDA, else ``nvcc`` from ``PATH``) and timed on the GPU. ``host``: compiled with the C++
-    compiler (``CMAKE_CXX_COMPILER`` when the project enabled CXX, else ``c++``) and timed on
-    the CPU; needs no GPU.
-
-  ``STRATEGY <name>``
-    The search strategy (``adaexplore-tuner strategies`` lists them). Default ``adaexplore``
-    (the failure-driven, diversity-preserving search; ``ga`` and ``random`` are the baselines).
-
-  ``SEED <n>``
-    Random seed, a non-negative integer; same seed and outcomes in the same order, same
-    proposals (with several compile workers, outcomes are recorded as compiles finish, so a
-    tuning's order, and the proposals after it, can differ between runs; replays are exactly
-    reproducible). Default 1.
-
-  ``NAMESPACE <namespace>``
-    The header's namespace, e.g. ``blas::tuning``. Default ``adaexplore::<name>``.
-
-  ``PINNED_HEADER <file>``
-    The kernel's pin location: a committed header (a copy of an earlier tuned ``<name>.hpp``,
-    written by the ``adaexplore-pin`` target) used where the kernel is not tuned (no GPU,
-    ``PINNED`` or ``CACHED`` mode, cross-compiling). Relative to ``CMAKE_CURRENT_SOURCE_DIR``;
-    it need not exist yet (the defaults are used meanwhile). Default:
-    ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp`` when ``ADAEXPLORE_PINNED_DIR`` is set, else
-    ``${CMAKE_CURRENT_SOURCE_DIR}/pinned/<name>.hpp`` (beside the calling ``CMakeLists.txt``).
-    Before it is used, it is checked against the call: its namespace (``NAMESPACE``, else
-    ``adaexplore::<name>``) and ``// Kernel:`` line (another kernel's header), its constants
-    against ``PARAMS`` (a parameter missing or extra), its ``// Sizes:`` line against ``SIZES``
-    (the same sizes in the same order; a header with sizes for a call without, or one without
-    for a call with, does not fit either), each value among the ``PARAMS`` values (integers
-    compared here; other numbers by the tuner; a header of sizes: every entry's) and, by
-    ``adaexplore-tuner check``, the ``CONSTRAINTS``, the launch limits and its compile (a
-    multi-device header of ``adaexplore-tuner header``: every entry's values, and the entry of the
-    first target architecture compiled; a header of sizes: its constants, the first size's). One
-    that does not fit is an error naming the header and the parameter in ``PINNED`` mode;
-    otherwise a warning, and the kernel gets its ``DEFAULTS``.
-
-  ``ARCH <sm_XX>``
-    cuda: the architecture to compile for while tuning (``sm_90``, ``90``, ``sm_90a``).
-    Default: the first entry of the ``TARGET``'s ``CUDA_ARCHITECTURES`` or of
-    ``CMAKE_CUDA_ARCHITECTURES`` (``80-real`` gives ``sm_80``; ``native``, ``all`` and
-    ``all-major`` are skipped), else the detected GPU's. ``ARCH``, else every concrete entry of
-    those, must be an architecture the CUDA compiler can target (``nvcc --list-gpu-code``, asked
-    once and kept in the cache while that nvcc is unchanged; ``sm_90a`` counts as ``sm_90``): an
-    unsupported one (``sm_35`` with CUDA 13) is an error naming it and the supported ones.
-
-  ``COMPILE_OPTIONS <flag>...``
-    Flags for every compile of the benchmark (which includes the rendered kernel), after the
-    tuner's own (cuda: ``-std=c++17 -O1 -arch=<ARCH> -Xptxas -v -lineinfo``; host:
-    ``-std=c++17 -O2``), e.g. ``--use_fast_math``. Default: none. nvcc's ``-O`` sets the
-    optimization of the benchmark's *host* code only (the kernel is optimized regardless); the
-    tuner's ``-O1`` saves compile time per configuration, and a ``-O`` flag here replaces it
-    (``-O3`` for a benchmark whose host-side reference is computed per configuration and slow).
-
-  ``INCLUDE_DIRECTORIES <dir>...``
-    Include folders for the kernel and benchmark, relative to ``CMAKE_CURRENT_SOURCE_DIR``.
-    The tuner adds the evaluation's folder (the rendered template, named like ``TEMPLATE``
-    without ``.in``), the folders of ``TEMPLATE`` and ``BENCHMARK``, and the harness folder.
-
-  ``RUN_ARGS <arg>...``
-    Arguments passed to every run of the benchmark (problem size, ...). Default: none.
-
-  ``SIZES <size>...``
-    The problem sizes to tune for, one argument each: ``NAME=VALUE`` pairs separated by spaces
-    (or commas), the same names in the same order in every size, each value a positive integer:
-    ``SIZES "M=512 N=512 K=512" "M=4096 N=4096 K=4096"`` (quote each size: an unquoted
-    ``M=512 N=512`` is two sizes). The names are identifiers, not a parameter's name (the header
-    declares both); no size may be given twice. Each size is tuned as a key of its own (the spec's
-    key with the size added), in ascending volume (the product of its values; declared order on
-    ties): the smallest first, with ``BUDGET``; each other size (and a size added later) with
-    ``SIZE_BUDGET``, starting from the other sizes' evidence: their best configurations are
-    evaluated right after the defaults, and their failures that do not depend on the size
-    (``compile_error``; ``resource_limit`` from ptxas, the launch limits or the driver's verdict
-    on a block, not a failed allocation) are known to the search before its first proposal. Every
-    size's winner is then verified at every other size (the header's comment says where each
-    verified); one faster at a size than that size's own winner takes its place there.
-    The benchmark reads the size being tuned with ``bench.size("M")`` (``Benchmark::size``; the
-    tuner passes ``--adaexplore-size M=512`` per name, before ``RUN_ARGS``, which are still
-    passed; ``bench.size("M", 1024)`` gives a fallback for runs without sizes).
-    The header then holds, besides the constants, a table of every size's values and a selector:
-
-    .. code-block:: c++
-
-      namespace adaexplore::<name> {
-      inline constexpr bool kTuned = true;
-      inline constexpr int TILE_M = 64;         // the constants: the first size's entry
-      struct Size { long long M, N, K; };       // one member per name (abridged)
-      struct SizeParams { int TILE_M; ... };    // one member per parameter
-      struct SizeEntry { Size size; SizeParams params; };
-      inline constexpr SizeEntry kSizes[] = {...};  // one entry per size, declared order
-      inline constexpr std::size_t kSizeCount = 2;
-      constexpr std::size_t select_index(long long M, long long N, long long K);
-      constexpr const SizeParams& select(long long M, long long N, long long K);
-      }
-
-    ``select(<names>)`` (constexpr) returns the entry of the tuned size nearest in log space (the
-    smallest sum over the names of ``|ln(x / tuned)|``), ties to the larger size (volume);
-    outside the tuned range, the nearest end's. The top-level constants (``kTuned``, one per
-    parameter) are the entry of the first size given, for code that does not select by size. The
-    comment's ``// Sizes:`` line lists the sizes as given (``// Sizes:       M=512 N=512 K=512;
-    M=4096 N=4096 K=4096``). Without a GPU the defaults header has the same layout, every entry
-    the ``DEFAULTS``; a pinned header must have been tuned for the same sizes in the same order
-    (see ``PINNED_HEADER``). Adding a size tunes only that size on the next configure (and
-    verifies the winners with it; the others answer from the tuning database); removing one
-    drops its entry from the header, the others' results untouched. ``TIME_LIMIT`` applies to
-    each size's tuning. ``select()`` is for host code and constant expressions in host code
-    (``kSizes[i].params`` are constants any code can use as template arguments); device code
-    gets its values from the host, as template arguments or kernel arguments. ``SIZES`` followed
-    by nothing (``SIZES ${MY_SIZES}`` of an empty list) is the same as no ``SIZES``. Default: none
-    (the kernel is tuned at one size, the one ``RUN_ARGS`` gives).
-
-  ``SIZE_BUDGET <evaluations>``
-    With ``SIZES``: evaluations of each size tuned after another, a positive integer (the first
-    size gets ``BUDGET``). Default ``ceil(BUDGET / 3)``.
-
-  ``RUN_TIMEOUT <seconds>``
-    The cap of every benchmark run's time limit, and the limit of the defaults' run; a run
-    taking longer than its limit is stopped and recorded as ``timeout`` with
-    ``extra.timeout_stage`` ``"run"``. Default 30.
-
-  ``RUN_TIMEOUT_FACTOR <factor>``
-    Once the defaults ran successfully, each later run's limit is
-    ``min(RUN_TIMEOUT, max(RUN_TIMEOUT_FLOOR, <factor> x the defaults' run time))``, the run time
-    being the wall-clock seconds of the defaults' whole benchmark process (start, warm-up,
-    measurement, verification). A number >= 1, or 0 for ``RUN_TIMEOUT`` alone. Default 10.
-
-  ``RUN_TIMEOUT_FLOOR <seconds>``
-    The least run time limit derived from the defaults' run (0 or more). Default 5.
-
-  ``RUNNER ON|OFF``
-    ``ON`` (the default): the benchmark is built as a shared library and every configuration is
-    measured in one long-lived runner process that keeps the CUDA context (no process start and
-    context creation per evaluation, about 0.16 s on an H200; ``Benchmark::once`` data kept
-    between configurations). A crash, time-out or sticky CUDA error restarts the runner, never
-    the tuning. The benchmark's ``main`` must be ``int main(int argc, char** argv)``. ``OFF``: one
-    benchmark process per evaluation. Spec: ``run.runner``; not part of the database key.
-
-  ``COMPILE_UNIT AUTO|KERNEL|PROGRAM``
-    What is compiled per configuration (``cuda``; the ``host`` backend always compiles the
-    program). ``KERNEL``: the kernel unit: the rendered template's device code alone, with
-    ``nvcc -cubin`` for ``ARCH`` (the ptxas report kept), while the benchmark is compiled once per
-    tuning and launches the configuration's kernels from the cubin (``Benchmark::kernel``,
-    ``param``, ``exported``: ``templates/adaexplore/harness.cuh``; ``docs/kernel-unit.md`` has a
-    complete example). Cubins are kept in a cache by content (``ADAEXPLORE_CACHE_DIR``, else
-    ``~/.cache/adaexplore/kernels``): a configuration compiled before, in any build tree, with the
-    same compiler, flags, template text and included headers, is not compiled again. ``PROGRAM``:
-    the whole benchmark with the rendered template per configuration (a benchmark that includes
-    the template and launches with ``<<<>>>``). ``AUTO`` (the default): ``PROGRAM`` when the
-    benchmark includes the rendered template (``gemm.cuh`` for ``gemm.cuh.in``; an include under
-    ``#ifndef ADAEXPLORE_KERNEL_UNIT`` does not count), else ``KERNEL``; the tuning's log says
-    which and why. A benchmark that does not include it serves both units unchanged.
-    Spec: ``compiler.unit``; not part of the database key.
-
-  ``COMPILE_TIMEOUT <seconds>``
-    A compile (or link) taking longer is stopped and recorded as ``timeout`` with
-    ``extra.timeout_stage`` ``"compile"`` (not ``compile_error``: the compiler did not reject the
-    configuration). Default 120.
-
-  ``COMPILER_LAUNCHER <launcher> [<arg>...]``
-    A program (and its arguments) put in front of every compile the tuner runs, as CMake's
-    ``<LANG>_COMPILER_LAUNCHER``: ``COMPILER_LAUNCHER ccache``. Written to the spec as
-    ``compiler.launcher``; not part of the tuning database's key (it changes how the benchmark
-    is built, not what it measures). Default: ``ADAEXPLORE_COMPILER_LAUNCHER`` when set, else
-    ``CMAKE_CUDA_COMPILER_LAUNCHER`` (``cuda``) or ``CMAKE_CXX_COMPILER_LAUNCHER`` (``host``) when
-    set, else none. ccache replays the compiler's output on a cache hit, so the ptxas report the
-    tuner reads (``-Xptxas -v``) survives; note that ccache caches compile-only calls (``-c``)
-    and runs a compile-and-link call such as the tuner's one-step compile uncached.
-
-  ``THREADS_PER_BLOCK <expression>``
-    cuda: the threads per block (``blockDim.x * y * z``) the benchmark launches the kernel with,
-    as an arithmetic expression over the parameters, e.g. ``"BLOCK_X * BLOCK_Y"`` (syntax in the
-    tuner's ``expr.hpp``: numbers, parameter names, ``+ - * / // % **`` and parentheses). With
-    it, configurations over the device's 1024 threads per block are recorded as
-    ``resource_limit`` before compiling (no compile is paid, and the default strategy knows them
-    from the start: it proposes none), and those whose registers per thread (from ptxas) times
-    threads exceed the 65536 registers per block after compiling, before any run. Every outcome
-    records the figure (``extra.figures.threads``). It must give a whole number >= 1 for the
-    ``DEFAULTS``. The shape applies to every kernel the benchmark compiles. Default: unknown
-    (those checks happen at launch instead: a block over 1024 threads is then ``launch_error``).
-
-  ``DYNAMIC_SHARED_BYTES <expression>``
-    cuda: the bytes of dynamic shared memory per block of that launch (the third ``<<< >>>``
-    argument), an expression as for ``THREADS_PER_BLOCK``, e.g. ``"4 * TILE * (TILE + 1)"``.
-    Static plus dynamic shared memory over the device's per-block limit (227 KiB on sm_90,
-    assuming the benchmark raises ``cudaFuncAttributeMaxDynamicSharedMemorySize``) is recorded as
-    ``resource_limit`` before any run; dynamic shared memory alone over it, before compiling.
-    Default 0.
-
-  ``JOBS <n>``
-    Parallel compiles while tuning (and in the check without a GPU); 0 means one per CPU the tuner
-    may run on (its affinity mask). Default 0.
-
-  ``IN_FLIGHT <n>``
-    Configurations in flight at most while tuning (queued, compiling, compiled and waiting,
-    measuring). Each proposal of the search is made without the outcomes of those, so fewer in
-    flight means better informed proposals. 0 (the default) keeps as many as keep the GPU busy,
-    ``ceil(1.5 x compile time / measurement time) + 1`` from the mean times of the last 32
-    evaluations, and 8 until the first outcome (``docs/throughput.md``); ``JOBS + 1`` keeps every
-    compile worker busy. Not part of the tuning database's key.
-
-  Variables set in the calling scope:
-
-  ``ADAEXPLORE_<name>_HEADER``
-    The header's full path.
-  ``ADAEXPLORE_<name>_ORIGIN``
-    Where its values came from: ``TUNED``, ``PINNED`` or ``DEFAULTS``.
-  ``ADAEXPLORE_GENERATED_INCLUDE_DIR``
-    ``${CMAKE_BINARY_DIR}/adaexplore/include``, the folder to add for ``<adaexplore/<name>.hpp>``.
-
-Cache variables
-^^^^^^^^^^^^^^^
-
-Each is read when ``adaexplore_tune_kernel()`` runs, so a normal variable of the same name set
-before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a cache entry).
-
-``ADAEXPLORE_MODE``
-  ``AUTO`` (default): tune when possible, as described above. ``TUNE``: tune every kernel; a
-  ``cuda`` kernel without a GPU, or any kernel while cross-compiling, is an error. ``CACHED``:
-  evaluate nothing, only read the database (``adaexplore-tuner tune --cached``): the stored
-  winner for the kernel's current spec, sources and this machine's device (``ORIGIN``
-  ``TUNED``): the key is computed here, from this machine's CPU model and compiler (``host``) or
-  its GPU (``cuda``: without a GPU there is no key, so nothing is read), so results measured on
-  another machine serve only a machine of the same model. Where there is none, the pinned header
-  (a status line says so) else the ``DEFAULTS`` (a warning says so). For another machine's
-  values, use a pinned header (``PINNED_HEADER``, ``ADAEXPLORE_PINNED_DIR``).
-  ``PINNED``: use every kernel's pinned header, never tune; a missing one, or one that does not
-  fit the call (see ``PINNED_HEADER``), is an error (reproducible release builds). No tuner is
-  built for this mode: where none is at hand, the header's kernel, parameters and values are
-  checked here and the rest (constraints, launch limits, compile) is not, as a status line says.
-  ``DEFAULTS``: use the defaults, never tune. ``OFF``: the same as
-  ``DEFAULTS``.
-
-``ADAEXPLORE_DATABASE``
-  The tuning database, a folder passed to the tuner as ``--database``: every evaluation is
-  appended to ``<folder>/<name>/<key>.jsonl`` (the key hashes the spec, the template's and
-  benchmark's content, the compiler's version and the device model, not its index), under a file
-  lock. Default ``${CMAKE_BINARY_DIR}/_adaexplore/database`` (one per build tree); a relative path
-  is taken from the top build folder. Set it to a shared folder
-  (``-DADAEXPLORE_DATABASE=$HOME/.cache/adaexplore``) to share results across build trees, which
-  may configure at the same time; a tree then answers from what another measured.
-  ``adaexplore-tuner merge --into <folder> <other>...`` merges databases from other machines:
-  a configure uses the merged results of its own machine's key (the same CPU or GPU model);
-  ``adaexplore-tuner header --database <folder> --spec <spec> --out <file>`` writes one header
-  for every GPU model stored, to be used as a pinned header.
-  A kernel's first tuning of a key (another GPU model, an edited template or space) starts from the
-  database's other keys of the kernel (of the same size, with ``SIZES``): their 4 best
-  configurations are evaluated right after the defaults (``tune --warm-start 4``, always on here).
-  Measured on recorded spaces of 10 GPU pairs: +0.094 of optimum / best at 25 evaluations, +0.024
-  at 50, +0.001 at 100 (``docs/warm-start-benchmark.md``). With ``SIZES``, a size also starts from
-  the kernel's other sizes on this GPU (``docs/sizes.md``).
-
-``ADAEXPLORE_RETUNE``
-  ``ALL``, or a ;-list of kernel names (``-DADAEXPLORE_RETUNE=gemm;scale``): these kernels, where
-  this configure tunes them, are tuned again from scratch (``--retune``: the stored results of
-  their current key are set aside, not deleted). Default empty. One-shot per kernel: after a
-  configure that retuned some of them, the module keeps in the cache entry only the names not
-  retuned yet (``ALL`` becomes the list of kernels not retuned) and clears it once every named
-  kernel was retuned, saying which; the retuned kernels then answer from the database again. A
-  configure that retuned nothing (no GPU, ``PINNED``, ``CACHED`` or ``DEFAULTS`` mode, a
-  configure that failed) leaves it as it was. A name that no call of the configure declares gets a
-  warning (and is kept).
-
-``ADAEXPLORE_COMPILER_LAUNCHER``
-  A ;-list, the ``COMPILER_LAUNCHER`` of every kernel that gives none
-  (``-DADAEXPLORE_COMPILER_LAUNCHER=ccache``); it takes precedence over
-  ``CMAKE_CUDA_COMPILER_LAUNCHER`` and ``CMAKE_CXX_COMPILER_LAUNCHER``. Default empty.
-
-``ADAEXPLORE_DEVICE``
-  The CUDA device index to detect and tune on (``device --index``, ``tune --device``; recorded in
-  the results), a non-negative integer. Default 0. The status line naming the GPU shows it.
-
-``ADAEXPLORE_PROFILE``
-  ``ALL``, or a ;-list of ``cuda`` kernel names: after the search of each tuning (never during it),
-  Nsight Compute (``ncu``, found on ``PATH``, beside the compiler or as ``$ADAEXPLORE_NCU``)
-  profiles the winner, the defaults and up to 3 finalists once each (``tune --profile``: a
-  compile and one ``ncu`` run each, 3 to 4 s for the gemm example on an H200; none starts after
-  180 s), and the report shows the counters that
-  explain their difference (DRAM throughput, achieved occupancy, warp stall reasons,
-  shared-memory bank conflicts). Skipped for a winner already profiled, so a reconfigure with
-  nothing changed profiles nothing. Default empty. Without ``ncu``: a warning, and the report
-  says so.
-
-Every tuning writes a report, ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>/report.html``
-(with ``SIZES``: ``report.<size>.html`` per size), and a status line names it: one
-self-contained HTML file that opens offline (``adaexplore-tuner report --help`` lists what it
-shows; its charts use the machine's Chart.js, Debian's ``libjs-chart.js``, where the tuner finds
-one, else the Chart.js 3.9.1 shipped with the tuner, ``third_party/chartjs/``).
-
-``ADAEXPLORE_PINNED_DIR``
-  A folder of pinned headers ``<name>.hpp``, the pin location of kernels without
-  ``PINNED_HEADER``. Default empty: ``pinned/`` beside each calling ``CMakeLists.txt``.
-
-``ADAEXPLORE_TUNER_EXECUTABLE``
-  An ``adaexplore-tuner`` to use instead of the installed one or the one built from source. Like
-  them, it runs with ``ADAEXPLORE_HARNESS_DIR`` set to this module's harness folder.
-
-Other variables and targets
-^^^^^^^^^^^^^^^^^^^^^^^^^^^
-
-``ADAEXPLORE_HARNESS_INCLUDE_DIR``
-  The folder holding ``adaexplore/harness.cuh`` and ``adaexplore/harness_host.hpp``, for
-  building a benchmark program outside the tuner (to debug it).
-
-``AdaExplore::harness``
-  An interface target with that include folder.
-
-``adaexplore-pin``
-  A custom target (not part of ``all``) that copies every kernel's current header, where this
-  build tree tuned it (``ORIGIN`` ``TUNED``), to its pin location (``PINNED_HEADER``, else
-  ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp``, else ``pinned/<name>.hpp`` beside the calling
-  ``CMakeLists.txt``), for committing: ``cmake --build build --target adaexplore-pin``. It prints
-  each copy, and each kernel it skips with the reason; it fails when no kernel was tuned.
-
-Example
-^^^^^^^
-
-.. code-block:: cmake
-
-  find_package(AdaExplore REQUIRED)
-  add_library(blas STATIC src/gemm.cu)
-  adaexplore_tune_kernel(gemm
-    TEMPLATE    kernels/gemm.cu.in
-    BENCHMARK   kernels/gemm_bench.cu
-    PARAMS      TILE_M 16 32 64 128  TILE_N 16 32 64 128  TILE_K 8 16 32  UNROLL RANGE 1 8
-    CONSTRAINTS "TILE_M * TILE_N / UNROLL <= 1024"
-    DEFAULTS    TILE_M=64 TILE_N=64 TILE_K=16 UNROLL=4
-    PINNED_HEADER kernels/pinned/gemm.hpp
-    TARGET      blas)
-
-``src/gemm.cu`` then uses ``#include <adaexplore/gemm.hpp>`` and ``adaexplore::gemm::TILE_M``.
-To pin a tuning, ``cmake --build build --target adaexplore-pin`` copies the generated header to
-``kernels/pinned/gemm.hpp``; commit it.
-
-Limitations
-^^^^^^^^^^^
-
-* Tuning happens at configure time, for the machine that configures. Cross-compiling or
-  configuring on a machine without the target GPU gives stored, pinned or default values; tune
-  on the target (natively), then pin or merge its database.
-* Arguments are plain values: generator expressions are not evaluated.
-* Only ``TEMPLATE`` and ``BENCHMARK`` are watched: editing a header they include (a kernel
-  shared with the library, say) neither reconfigures nor invalidates the stored evaluations.
-  To retune from scratch, configure with ``-DADAEXPLORE_RETUNE=<name>``.
-* ``CMAKE_CUDA_ARCHITECTURES`` is filled by CMake with the compiler's default architecture when
-  the project does not set it; set it (``native`` works) or ``ARCH`` to tune for the GPU's own.
-* From a source tree the tuner is built once more for the configure step even when the
-  ``adaexplore-tuner`` target is part of the same project; editing the tuner's sources does not
-  by itself trigger a reconfigure.
-#]=======================================================================]
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "AdaExplore.cmake needs CMake 3.20 or newer; this is ${CMAKE_VERSION}.")
@@ -633,6 +32,8 @@ set(ADAEXPLORE_HARNESS_INCLUDE_DIR "${ADAEXPLORE_HARNESS_INCLUDE_DIR}" CACHE INT
 
 include_guard(GLOBAL)
 cmake_policy(VERSION 3.20...4.1)  # include() gives this file its own policy scope
+set_property(GLOBAL PROPERTY _ADAEXPLORE_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")  # AdaExplorePin.cmake beside it
+include("${CMAKE_CURRENT_LIST_DIR}/AdaExploreBuildTuner.cmake")  # the tuner built from a source tree
 
 set(ADAEXPLORE_MODE "AUTO" CACHE STRING
     "AdaExplore: AUTO (tune when possible), TUNE (always; error without a GPU), CACHED (tuning database only, this machine's key), PINNED (pinned headers only), DEFAULTS or OFF (never tune)")
@@ -695,11 +96,12 @@ function(adaexplore_tune_kernel)
     endif()
     math(EXPR i "${i} + 1")
   endwhile()
-  _adaexplore_check_arguments("${name}" arg "${one}" "${multi}")
-  _adaexplore_check_settings("${name}")
-  if(NOT arg_BACKEND)
+  if(NOT DEFINED arg_BACKEND)
     set(arg_BACKEND cuda)
   endif()
+  _adaexplore_backend_is_gpu(arg_GPU "${arg_BACKEND}")  # which keywords apply
+  _adaexplore_check_arguments("${name}" arg "${one}" "${multi}")
+  _adaexplore_check_settings("${name}")
 
   set(kernel_dir "${CMAKE_BINARY_DIR}/_adaexplore/kernels/${name}")
   set(include_dir "${CMAKE_BINARY_DIR}/adaexplore/include")
@@ -718,7 +120,7 @@ function(adaexplore_tune_kernel)
   _adaexplore_spec_json(spec "${name}" arg "${template}" "${benchmark}")
   _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
   set(archs "")
-  if(arg_BACKEND STREQUAL "cuda")
+  if(arg_GPU)
     _adaexplore_target_archs(archs arch_source "${arg_ARCH}" "${arg_TARGET}")
     _adaexplore_check_archs("${name}" "${archs}" "${arch_source}")
   endif()
@@ -1074,7 +476,7 @@ function(_adaexplore_check_arguments name prefix one multi)
                      "RUN_TIMEOUT alone.")
   endif()
   foreach(keyword THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES BLOCK_DIM GRID_DIM KERNEL_SOURCE ARGS REFERENCE)
-    if(DEFINED ${prefix}_${keyword} AND "${${prefix}_BACKEND}" STREQUAL "host")
+    if(DEFINED ${prefix}_${keyword} AND NOT ${prefix}_GPU)
       _adaexplore_fail("${name}" "${keyword} describes a CUDA kernel and its launch; BACKEND host launches none. "
                        "Remove ${keyword}, or use BACKEND cuda.")
     endif()
@@ -1505,13 +907,25 @@ function(_adaexplore_sizes_json out name names sizes_var)
   set(${out} "{\"names\": ${json_names}, \"values\": [${joined}]}" PARENT_SCOPE)
 endfunction()
 
-# The compiler the tuner should use for `backend`: the project's own when its language is enabled.
-function(_adaexplore_compiler out backend)
+# The one place the module tells the backends apart: `out` TRUE for one that builds a CUDA kernel
+# for a GPU (cuda), FALSE for C++ tuned on the CPU (host). BACKEND's values are checked against the
+# list in _adaexplore_check_arguments; every other decision about a backend is the tuner's.
+function(_adaexplore_backend_is_gpu out backend)
+  if(backend STREQUAL "cuda")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The compiler the tuner should use for a GPU (`gpu` TRUE) or CPU backend: the project's own when
+# its language is enabled.
+function(_adaexplore_compiler out gpu)
   set(${out} "" PARENT_SCOPE)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if(backend STREQUAL "cuda" AND "CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")
+  if(gpu AND "CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")
     set(${out} "${CMAKE_CUDA_COMPILER}" PARENT_SCOPE)
-  elseif(backend STREQUAL "host" AND "CXX" IN_LIST languages)
+  elseif(NOT gpu AND "CXX" IN_LIST languages)
     set(${out} "${CMAKE_CXX_COMPILER}" PARENT_SCOPE)
   endif()
 endfunction()
@@ -1576,7 +990,7 @@ endfunction()
 function(_adaexplore_supported_archs out compiler_out)
   get_property(known GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS SET)
   if(NOT known)
-    _adaexplore_compiler(nvcc cuda)
+    _adaexplore_compiler(nvcc TRUE)
     if(nvcc STREQUAL "")
       get_filename_component(nvcc nvcc PROGRAM)  # the tuner runs nvcc from PATH too
     endif()
@@ -1691,7 +1105,7 @@ endfunction()
 # backend's language (CUDA or CXX); "" for none.
 function(_adaexplore_launcher out prefix)
   set(p ${prefix})
-  if(${p}_BACKEND STREQUAL "cuda")
+  if(${p}_GPU)
     set(launcher "${CMAKE_CUDA_COMPILER_LAUNCHER}")
   else()
     set(launcher "${CMAKE_CXX_COMPILER_LAUNCHER}")
@@ -1710,12 +1124,12 @@ function(_adaexplore_spec_compiler_and_run json_var prefix)
   set(p ${prefix})
   set(j "${${json_var}}")
   string(JSON j SET "${j}" compiler "{}")
-  _adaexplore_compiler(compiler "${${p}_BACKEND}")
+  _adaexplore_compiler(compiler "${${p}_GPU}")
   if(compiler)
     _adaexplore_json_string(v "${compiler}")
     string(JSON j SET "${j}" compiler path "${v}")
   endif()
-  if(${p}_BACKEND STREQUAL "cuda")
+  if(${p}_GPU)
     _adaexplore_arch(arch "${${p}_ARCH}" "${${p}_TARGET}")
     if(arch)
       _adaexplore_json_string(v "${arch}")
@@ -1920,133 +1334,6 @@ function(_adaexplore_tuner_command out name)
   # is gone, or another version's).
   get_property(harness GLOBAL PROPERTY _ADAEXPLORE_HARNESS_INCLUDE_DIR)
   set(${out} "${CMAKE_COMMAND}" -E env "ADAEXPLORE_HARNESS_DIR=${harness}" "${tuner}" PARENT_SCOPE)
-endfunction()
-
-# An initial-cache script for the tuner's own configure: Release, the same C++ compiler, and the
-# package locations this project was given.
-function(_adaexplore_tuner_init_cache out build_dir)
-  set(init "")
-  _adaexplore_append_cache_entry(init CMAKE_BUILD_TYPE "Release")
-  _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY "${build_dir}/bin")
-  _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY_RELEASE "${build_dir}/bin")
-  # A configure tunes on its own machine: the configure-time tuner needs no MPI (tune --mpi is the
-  # installed tuner's, docs/cluster.md), and does not look for it.
-  _adaexplore_append_cache_entry(init ADAEXPLORE_MPI "OFF")
-  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if("CXX" IN_LIST languages AND NOT CMAKE_CROSSCOMPILING)
-    _adaexplore_append_cache_entry(init CMAKE_CXX_COMPILER "${CMAKE_CXX_COMPILER}")
-  endif()
-  if("CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND NOT DEFINED CUDAToolkit_ROOT)
-    get_filename_component(cuda_root "${CMAKE_CUDA_COMPILER}" DIRECTORY)  # <root>/bin
-    get_filename_component(cuda_root "${cuda_root}" DIRECTORY)
-    _adaexplore_append_cache_entry(init CUDAToolkit_ROOT "${cuda_root}")
-  endif()
-  foreach(var CMAKE_PREFIX_PATH CMAKE_CXX_COMPILER_LAUNCHER CMAKE_MAKE_PROGRAM CUDAToolkit_ROOT
-              nlohmann_json_DIR CLI11_DIR Boost_DIR BOOST_ROOT Boost_ROOT)
-    if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
-      _adaexplore_append_cache_entry(init ${var} "${${var}}")
-    endif()
-  endforeach()
-  set(${out} "${init}" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_append_cache_entry init_var var value)
-  string(REPLACE "\\" "/" value "${value}")
-  string(REPLACE "\"" "\\\"" value "${value}")
-  set(${init_var} "${${init_var}}set(${var} \"${value}\" CACHE STRING \"\")\n" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_tree_hash out dir)
-  file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${dir}" "${dir}/*")
-  list(SORT files)
-  set(all "")
-  foreach(file IN LISTS files)
-    file(SHA256 "${dir}/${file}" hash)
-    string(APPEND all "${file} ${hash}\n")
-  endforeach()
-  string(SHA256 hash "${all}")
-  set(${out} "${hash}" PARENT_SCOPE)
-endfunction()
-
-# Builds the tuner unless the build folder holds one built with the same setup (generator,
-# initial cache) from the same sources (hash of every file under tuner/).
-function(_adaexplore_build_tuner out name)
-  get_property(source_dir GLOBAL PROPERTY _ADAEXPLORE_TUNER_SOURCE_DIR)
-  set(build_dir "${CMAKE_BINARY_DIR}/_adaexplore/tuner")
-  set(tuner "${build_dir}/bin/adaexplore-tuner${CMAKE_EXECUTABLE_SUFFIX}")
-  set(${out} "${tuner}" PARENT_SCOPE)
-
-  _adaexplore_tuner_init_cache(init "${build_dir}")
-  set(generator -G "${CMAKE_GENERATOR}")
-  if(CMAKE_GENERATOR_PLATFORM)
-    list(APPEND generator -A "${CMAKE_GENERATOR_PLATFORM}")
-  endif()
-  if(CMAKE_GENERATOR_TOOLSET)
-    list(APPEND generator -T "${CMAKE_GENERATOR_TOOLSET}")
-  endif()
-  set(setup "# AdaExplore: initial cache of the tuner's build; source ${source_dir}, generator ${generator}\n${init}")
-  _adaexplore_tree_hash(sources "${source_dir}")
-  set(setup_file "${build_dir}/adaexplore-init.cmake")
-  set(stamp_file "${build_dir}/adaexplore-tuner.stamp")
-  set(log_file "${build_dir}/adaexplore-tuner-build.log")
-  if(EXISTS "${setup_file}")
-    file(READ "${setup_file}" old_setup)
-    if(NOT old_setup STREQUAL setup)
-      file(REMOVE_RECURSE "${build_dir}")  # another generator, compiler or source tree: start over
-    elseif(EXISTS "${stamp_file}" AND EXISTS "${tuner}")
-      file(READ "${stamp_file}" old_sources)
-      if(old_sources STREQUAL sources)
-        return()
-      endif()
-    endif()
-  endif()
-
-  message(STATUS "AdaExplore: building the tuner from ${source_dir} in ${build_dir} "
-                 "(once per build tree; a minute or two; the build's progress follows, its log goes to ${log_file})")
-  string(TIMESTAMP started "%s")
-  file(REMOVE "${stamp_file}")
-  file(WRITE "${setup_file}" "${setup}")
-  message(STATUS "AdaExplore: configuring the tuner's build")
-  execute_process(COMMAND "${CMAKE_COMMAND}" ${generator} -C "${setup_file}" -S "${source_dir}" -B "${build_dir}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
-  set(step "configure")
-  if(rc EQUAL 0)
-    set(parallel --parallel)
-    set(jobs "$ENV{CMAKE_BUILD_PARALLEL_LEVEL}")
-    if(NOT DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
-      cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-      list(APPEND parallel ${cores})
-      set(jobs ${cores})
-    endif()
-    message(STATUS "AdaExplore: compiling the tuner (${jobs} jobs; the build tool's progress lines follow)")
-    # The build tool's lines ([12/54] Building CXX object ..., [ 40%] ...) as they come, so a configure
-    # that builds the tuner (FetchContent, add_subdirectory) shows it working.
-    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --config Release --target adaexplore-tuner
-                            ${parallel}
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log
-                    ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
-    string(APPEND log "${build_log}")
-    set(step "build")
-  endif()
-  file(WRITE "${log_file}" "${log}")
-  string(TIMESTAMP finished "%s")
-  math(EXPR took "${finished} - ${started}")
-  if(NOT rc EQUAL 0 OR NOT EXISTS "${tuner}")
-    if(step STREQUAL "build")  # its output is above, as it came
-      set(tail "  (the build's output is above)")
-    else()
-      _adaexplore_tail(tail "${log}" 6000)
-    endif()
-    _adaexplore_fail("${name}" "building the tuner failed at its ${step} step (exit code ${rc}).\n"
-                     "Full log: ${log_file}\nEnd of the log:\n${tail}\n"
-                     "The tuner needs a C++17 compiler, nlohmann_json >= 3.10, CLI11 and Boost >= 1.74 "
-                     "(Debian/Ubuntu: apt-get install g++ nlohmann-json3-dev libcli11-dev libboost-dev "
-                     "libboost-filesystem-dev) and, for GPU detection, the CUDA toolkit. Install what the log "
-                     "says is missing (pass its location with CMAKE_PREFIX_PATH) and reconfigure, or set "
-                     "ADAEXPLORE_TUNER_EXECUTABLE to an adaexplore-tuner built elsewhere.")
-  endif()
-  file(WRITE "${stamp_file}" "${sources}")
-  message(STATUS "AdaExplore: built the tuner in ${took} s")
 endfunction()
 
 # The last `max` characters of `text`, indented.
@@ -2325,40 +1612,12 @@ function(_adaexplore_end_of_configure)
   _adaexplore_finish_retune()
 endfunction()
 
-# ${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake, which the adaexplore-pin target runs: one line per
-# kernel (name, origin, header, pin location) after the copying function.
+# ${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake, which the adaexplore-pin target runs: one
+# adaexplore_pin() line per kernel (name, origin, header, pin location; AdaExplorePin.cmake).
 function(_adaexplore_write_pin_script)
-  set(script [==[
-# Written by AdaExplore.cmake at configure time; the adaexplore-pin target runs it (cmake -P).
-set(pinned_count 0)
-set(skipped "")
-function(adaexplore_pin name origin header pin)
-  if(NOT origin STREQUAL "TUNED")
-    message(STATUS "AdaExplore: ${name}: not pinned: its header in this build tree holds ${origin} values, "
-                   "not a tuning (pin location ${pin})")
-    set(skipped ${skipped} "${name}: ${origin}" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT EXISTS "${header}")
-    message(FATAL_ERROR "AdaExplore: ${name}: its header ${header} is missing; reconfigure this build tree, "
-                        "then build adaexplore-pin again.")
-  endif()
-  set(state "copied")
-  if(EXISTS "${pin}")
-    file(SHA256 "${header}" new)
-    file(SHA256 "${pin}" old)
-    if(new STREQUAL old)
-      set(state "unchanged")
-    endif()
-  endif()
-  if(state STREQUAL "copied")
-    configure_file("${header}" "${pin}" COPYONLY)
-  endif()
-  message(STATUS "AdaExplore: pinned ${name}: ${header} -> ${pin} (${state})")
-  math(EXPR n "${pinned_count} + 1")
-  set(pinned_count ${n} PARENT_SCOPE)
-endfunction()
-]==])
+  set(script "# Written by AdaExplore.cmake at configure time; the adaexplore-pin target runs it (cmake -P).\n")
+  get_property(module_dir GLOBAL PROPERTY _ADAEXPLORE_MODULE_DIR)
+  string(APPEND script "include([==[${module_dir}/AdaExplorePin.cmake]==])\n")
   get_property(kernels GLOBAL PROPERTY _ADAEXPLORE_KERNELS)
   foreach(name IN LISTS kernels)
     get_property(origin GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_ORIGIN)
@@ -2366,15 +1625,7 @@ endfunction()
     get_property(pin GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_PIN)
     string(APPEND script "adaexplore_pin(${name} ${origin} [==[${header}]==] [==[${pin}]==])\n")
   endforeach()
-  string(APPEND script [==[
-string(JOIN ", " skipped ${skipped})
-if(pinned_count EQUAL 0)
-  message(FATAL_ERROR "AdaExplore: adaexplore-pin: no kernel was tuned in this build tree (${skipped}), so "
-                      "nothing was pinned. Configure it where the kernels tune (a GPU for cuda kernels; "
-                      "ADAEXPLORE_MODE AUTO, TUNE or CACHED), then build adaexplore-pin again.")
-endif()
-message(STATUS "AdaExplore: adaexplore-pin: ${pinned_count} header(s) at their pin locations; commit them.")
-]==])
+  string(APPEND script "adaexplore_pin_end()\n")
   _adaexplore_write_if_changed("${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake" "${script}")
 endfunction()
 
