@@ -27,6 +27,7 @@ StepResult run_step(const fs::path& tool, const std::vector<std::string>& args, 
   argv.insert(argv.end(), args.begin(), args.end());
   ProcessOptions options;
   options.inherit_stdout = live;
+  if (args.front() == "device") options.timeout_s = 120;  // a hung driver does not hang the configure
   options.capture_limit = 256 * 1024;
   const ProcessResult p = run_process(argv, options);
   StepResult s;
