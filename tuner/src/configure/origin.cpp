@@ -431,9 +431,92 @@ bool origin_needs_device(const OriginRequest& r) {
   return r.mode != "CACHED";
 }
 
+namespace {
+
+std::string no_pinned_header_text(const OriginRequest& r) {
+  const std::string& name = r.kernel;
+  return "ADAEXPLORE_MODE is PINNED but there is no pinned header " + r.pinned.string() +
+         " (the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR '" + r.pinned_dir_setting + "'/" + name +
+         ".hpp, else pinned/" + name + ".hpp beside the calling CMakeLists.txt). Tune " + name +
+         " on a machine that can, pin it there with `cmake --build <build> --target adaexplore-pin` and commit " + name +
+         ".hpp, or configure with -DADAEXPLORE_MODE=AUTO.";
+}
+
+std::string cross_tune_text(const OriginRequest& r) {
+  const std::string& name = r.kernel;
+  return "ADAEXPLORE_MODE is TUNE but this configure is cross-compiling (CMAKE_CROSSCOMPILING, for " + r.system_name +
+         " " + r.system_processor + "): " + name +
+         " is never tuned on this machine, whose GPU and CPU are not the target's. Tune it on the target (configure "
+         "there natively) and pin it there with `cmake --build <build> --target adaexplore-pin`, or write its header "
+         "from the target's tuning database with `adaexplore-tuner header --database <its database> --spec <its "
+         "build>/_adaexplore/kernels/" + name + "/spec.json --out <dir>/" + name + ".hpp`; give that header here as "
+         "PINNED_HEADER, or as " + name + ".hpp in ADAEXPLORE_PINNED_DIR, then configure with -DADAEXPLORE_MODE=PINNED "
+         "(or AUTO). A merged database does not serve here: CACHED looks up this machine's key (its CPU, its GPU), not "
+         "the target's.";
+}
+
+std::string cross_note_text(const OriginRequest& r) {
+  return "AdaExplore: cross-compiling (CMAKE_CROSSCOMPILING, for " + r.system_name + " " + r.system_processor +
+         "): no kernel is tuned in this configure, since this machine's GPU and CPU are not the target's. Each kernel "
+         "uses its pinned header, else its DEFAULTS; a CUDA kernel uses the tuning database's stored winner first, but "
+         "only where this machine's GPU has the target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES).";
+}
+
+std::string no_gpu_text(const DeviceFacts& device) {
+  return "AdaExplore: no CUDA GPU at configure time (" + device.about +
+         "). CUDA kernels are NOT TUNED in this configure: each uses its pinned header (PINNED_HEADER, or <name>.hpp in "
+         "ADAEXPLORE_PINNED_DIR) where there is one, else its DEFAULTS (kTuned = false). The build works; the kernels "
+         "may be slower than tuned ones. Configure on a machine with a GPU to tune, or set ADAEXPLORE_MODE to PINNED or "
+         "DEFAULTS to choose this explicitly without this warning.";
+}
+
+// Cross-compiling: whether the tuning database's stored winner for this machine's key may serve the
+// target (a CPU backend never: its key names this machine's CPU; a GPU backend when this GPU has the
+// first target architecture), and why, or why not, in words.
+std::pair<bool, std::string> cross_stored_usable(const OriginRequest& r, const std::optional<DeviceFacts>& device) {
+  if (!backend_traits(r.backend).needs_gpu)
+    return {false, "its stored tunings are of this machine's CPU (" + r.host_processor + "), not the target's (" +
+                       r.system_processor + ")"};
+  if (r.archs.empty())
+    return {false, "no target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES) says whether this machine's GPU is of "
+                   "the target's"};
+  if (!device || !device->present)
+    return {false, "this machine has no GPU (" + (device ? device->about : std::string("not asked")) +
+                       "), so it has no key to look up"};
+  const std::string& arch = r.archs.front();
+  std::string cc = device->compute_capability;
+  cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+  if (cc == std::regex_replace(arch, std::regex("^sm_([0-9]+).*$"), "$1"))
+    return {true, "this machine's " + device->about + " has the target architecture " + arch};
+  return {false, "its stored tunings are of this machine's " + device->about + ", and the target architecture is " + arch};
+}
+
+OriginDecision choose_cross_origin(const OriginRequest& r, const std::optional<DeviceFacts>& device, Origin fallback) {
+  OriginDecision d;
+  if (r.mode == "TUNE") {
+    d.messages.push_back(message("FATAL", cross_tune_text(r)));
+    return d;
+  }
+  if (!said(r, "cross_compiling")) d.messages.push_back(message("STATUS", cross_note_text(r), "cross_compiling"));
+  const auto [usable, why] = cross_stored_usable(r, device);
+  if (usable) {
+    d.messages.push_back(message("STATUS", "AdaExplore: " + r.kernel + ": cross-compiling: " + why +
+                                               ", so the tuning database's stored winner for this machine's GPU may "
+                                               "serve"));
+    d.origin = Origin::cached;
+    d.reason = "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and " + no_stored() + ".";
+  } else {
+    d.origin = fallback;
+    d.reason = "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning database is not "
+               "read: " + why + ".";
+  }
+  return d;
+}
+
+}  // namespace
+
 OriginDecision choose_origin(const OriginRequest& r, const std::optional<DeviceFacts>& device, bool pinned_exists) {
   OriginDecision d;
-  const std::string& name = r.kernel;
   const Origin fallback = pinned_exists ? Origin::pinned : Origin::defaults;
   auto fatal = [&](const std::string& text) {
     d.messages.push_back(message("FATAL", text));
@@ -445,71 +528,11 @@ OriginDecision choose_origin(const OriginRequest& r, const std::optional<DeviceF
     return d;
   }
   if (r.mode == "PINNED") {
-    if (!pinned_exists)
-      return fatal("ADAEXPLORE_MODE is PINNED but there is no pinned header " + r.pinned.string() +
-                   " (the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR '" + r.pinned_dir_setting + "'/" + name +
-                   ".hpp, else pinned/" + name + ".hpp beside the calling CMakeLists.txt). Tune " + name +
-                   " on a machine that can, pin it there with `cmake --build <build> --target adaexplore-pin` and "
-                   "commit " + name + ".hpp, or configure with -DADAEXPLORE_MODE=AUTO.");
+    if (!pinned_exists) return fatal(no_pinned_header_text(r));
     d.origin = Origin::pinned;
     return d;
   }
-  if (r.cross_compiling) {
-    if (r.mode == "TUNE")
-      return fatal("ADAEXPLORE_MODE is TUNE but this configure is cross-compiling (CMAKE_CROSSCOMPILING, for " +
-                   r.system_name + " " + r.system_processor + "): " + name +
-                   " is never tuned on this machine, whose GPU and CPU are not the target's. Tune it on the target "
-                   "(configure there natively) and pin it there with `cmake --build <build> --target adaexplore-pin`, "
-                   "or write its header from the target's tuning database with `adaexplore-tuner header --database "
-                   "<its database> --spec <its build>/_adaexplore/kernels/" + name + "/spec.json --out <dir>/" + name +
-                   ".hpp`; give that header here as PINNED_HEADER, or as " + name +
-                   ".hpp in ADAEXPLORE_PINNED_DIR, then configure with -DADAEXPLORE_MODE=PINNED (or AUTO). A merged "
-                   "database does not serve here: CACHED looks up this machine's key (its CPU, its GPU), not the "
-                   "target's.");
-    if (std::find(r.said.begin(), r.said.end(), "cross_compiling") == r.said.end())
-      d.messages.push_back(message(
-          "STATUS",
-          "AdaExplore: cross-compiling (CMAKE_CROSSCOMPILING, for " + r.system_name + " " + r.system_processor +
-              "): no kernel is tuned in this configure, since this machine's GPU and CPU are not the target's. Each "
-              "kernel uses its pinned header, else its DEFAULTS; a CUDA kernel uses the tuning database's stored winner "
-              "first, but only where this machine's GPU has the target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES).",
-          "cross_compiling"));
-    // Whether the database's stored winner for this machine's key may serve the target: for a CPU
-    // backend never (its key names this machine's CPU), for a GPU backend when this GPU has the
-    // first target architecture.
-    bool usable = false;
-    std::string why;
-    if (!backend_traits(r.backend).needs_gpu) {
-      why = "its stored tunings are of this machine's CPU (" + r.host_processor + "), not the target's (" +
-            r.system_processor + ")";
-    } else if (r.archs.empty()) {
-      why = "no target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES) says whether this machine's GPU is of the target's";
-    } else if (!device || !device->present) {
-      why = "this machine has no GPU (" + (device ? device->about : std::string("not asked")) +
-            "), so it has no key to look up";
-    } else {
-      const std::string& arch = r.archs.front();
-      std::string cc = device->compute_capability;
-      cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
-      const std::string arch_digits = std::regex_replace(arch, std::regex("^sm_([0-9]+).*$"), "$1");
-      usable = cc == arch_digits;
-      why = usable ? "this machine's " + device->about + " has the target architecture " + arch
-                   : "its stored tunings are of this machine's " + device->about + ", and the target architecture is " +
-                         arch;
-    }
-    if (usable) {
-      d.messages.push_back(message("STATUS", "AdaExplore: " + name + ": cross-compiling: " + why +
-                                                 ", so the tuning database's stored winner for this machine's GPU may "
-                                                 "serve"));
-      d.origin = Origin::cached;
-      d.reason = "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and " + no_stored() + ".";
-    } else {
-      d.origin = fallback;
-      d.reason = "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning database is not "
-                 "read: " + why + ".";
-    }
-    return d;
-  }
+  if (r.cross_compiling) return choose_cross_origin(r, device, fallback);
   if (r.mode == "CACHED") {
     d.origin = Origin::cached;
     d.reason = "ADAEXPLORE_MODE is CACHED and " + no_stored() + ".";
@@ -528,15 +551,7 @@ OriginDecision choose_origin(const OriginRequest& r, const std::optional<DeviceF
     return fatal("ADAEXPLORE_MODE is TUNE but there is no CUDA GPU to tune on: " + device->about +
                  ". Configure on a machine with a GPU, or with -DADAEXPLORE_MODE=AUTO to use pinned headers or the "
                  "defaults here.");
-  if (!said(r, "no_gpu"))
-    d.messages.push_back(message(
-        "WARNING",
-        "AdaExplore: no CUDA GPU at configure time (" + device->about +
-            "). CUDA kernels are NOT TUNED in this configure: each uses its pinned header (PINNED_HEADER, or <name>.hpp "
-            "in ADAEXPLORE_PINNED_DIR) where there is one, else its DEFAULTS (kTuned = false). The build works; the "
-            "kernels may be slower than tuned ones. Configure on a machine with a GPU to tune, or set ADAEXPLORE_MODE to "
-            "PINNED or DEFAULTS to choose this explicitly without this warning.",
-        "no_gpu"));
+  if (!said(r, "no_gpu")) d.messages.push_back(message("WARNING", no_gpu_text(*device), "no_gpu"));
   d.reason = "No CUDA GPU at configure time: " + device->about;
   d.origin = fallback;
   return d;
