@@ -1,611 +1,10 @@
-#[=======================================================================[.rst:
-AdaExplore
-----------
+# AdaExplore.cmake: adaexplore_tune_kernel(<name> ...) tunes a kernel while CMake configures a
+# project and writes a header of its winning parameters. The reference of every keyword, default,
+# cache variable and result variable: docs/cmake-reference.md in the source tree.
+# The decisions (where a header's values come from: tune, the tuning database, the pinned header,
+# the defaults) are the tuner's: `adaexplore-tuner configure` (tuner/src/configure/origin.hpp),
+# called once per kernel; this module checks the call, writes the spec and prints the answer.
 
-Tunes CUDA (and C++) kernels while CMake configures a project, and writes a header of
-``inline constexpr`` winning parameters that the project's targets compile against.
-
-Load it in one of these ways; each defines :command:`adaexplore_tune_kernel`, the variable
-``ADAEXPLORE_HARNESS_INCLUDE_DIR`` and the target ``AdaExplore::harness``:
-
-.. code-block:: cmake
-
-  find_package(AdaExplore REQUIRED)                   # installed: uses the installed tuner
-  add_subdirectory(path/to/adaexplore adaexplore)     # source tree
-  FetchContent_Declare(adaexplore SOURCE_DIR path/to/adaexplore)  # or GIT_REPOSITORY ...
-  FetchContent_MakeAvailable(adaexplore)
-  include(path/to/adaexplore/cmake/AdaExplore.cmake)  # source tree, the module alone
-
-From a source tree, the first call that needs the tuner builds it once per build tree at
-configure time (``${CMAKE_BINARY_DIR}/_adaexplore/tuner``, Release, with the project's generator
-and C++ compiler, on all cores or ``$ENV{CMAKE_BUILD_PARALLEL_LEVEL}``; a few minutes) and
-rebuilds it only when a file under ``tuner/`` changes. It needs a C++17 compiler, nlohmann_json,
-CLI11 and Boost (see the tuner's ``CMakeLists.txt``). The build shows its progress: status lines
-before and after (with its time) and the build tool's own lines (``[12/54] Building CXX ...``) as
-they come; its whole log is kept in ``_adaexplore/tuner/adaexplore-tuner-build.log``.
-
-Errors name the kernel and, on their first line, the calling list file and the line of its
-``adaexplore_tune_kernel(<name> ...)`` call (CMake's own ``CMake Error at`` line names this
-module; the call stack ends at the call): the call that ran, also where calls of one kernel sit in
-the branches of an ``if()`` (two calls written alike: "the call at line <a> or <b>"). A tuner that
-stops for its environment (exit code 5: a folder not writable, a full disk, an
-``ADAEXPLORE_DATABASE`` that is a file) is said to, apart from a spec it refuses (exit code 1). A tuner's messages are shown once: a tuning's progress
-lines as they come, its other messages (stderr) inside the error, or after a tuning that succeeded.
-
-.. command:: adaexplore_tune_kernel
-
-  .. code-block:: cmake
-
-    adaexplore_tune_kernel(<name>
-      TEMPLATE <file> | KERNEL_SOURCE <file>
-      BENCHMARK <file> | ARGS <argument>...
-      [KERNEL_NAME <name>]
-      [BLOCK_DIM <x> [<y> [<z>]]]
-      [GRID_DIM <x> [<y> [<z>]]]
-      [REFERENCE DEFAULTS | REFERENCE <param>=<value>...]
-      [TOLERANCE [REL <expression>] [ABS <expression>]]
-      [MACRO_PREFIX <prefix>]
-      [DEFINE_PARAMS PUBLIC|PRIVATE|INTERFACE]
-      PARAMS <param> {<value>... | RANGE <from> <to> [<step>]} [<param> ...]
-      [CONSTRAINTS <expression>...]
-      [DEFAULTS <param>=<value>...]
-      [BUDGET <evaluations>]
-      [TIME_LIMIT <seconds>]
-      [TARGET <target>]
-      [BACKEND cuda | host]
-      [STRATEGY <name>]
-      [SEED <n>]
-      [NAMESPACE <namespace>]
-      [PINNED_HEADER <file>]
-      [ARCH <sm_XX>]
-      [COMPILE_OPTIONS <flag>...]
-      [INCLUDE_DIRECTORIES <dir>...]
-      [RUN_ARGS <arg>...]
-      [SIZES <size>...]
-      [SIZE_BUDGET <evaluations>]
-      [RUN_TIMEOUT <seconds>]
-      [RUN_TIMEOUT_FACTOR <factor>]
-      [RUN_TIMEOUT_FLOOR <seconds>]
-      [RUNNER ON|OFF]
-      [COMPILE_UNIT AUTO|KERNEL|PROGRAM]
-      [COMPILE_TIMEOUT <seconds>]
-      [COMPILER_LAUNCHER <launcher> [<arg>...]]
-      [THREADS_PER_BLOCK <expression>]
-      [DYNAMIC_SHARED_BYTES <expression>]
-      [JOBS <n>]
-      [IN_FLIGHT <n>])
-
-  Writes ``${CMAKE_BINARY_DIR}/adaexplore/include/adaexplore/<name>.hpp``:
-
-  .. code-block:: c++
-
-    namespace adaexplore::<name> {
-    inline constexpr bool kTuned = true;   // false: the DEFAULTS, not tuned
-    inline constexpr int TILE_M = 128;     // one constant per parameter
-    }
-
-  and rewrites it only when its content changes, so a reconfigure whose tuning comes out the
-  same rebuilds nothing. Its provenance comment, each evaluation's status (``ok``, ``slow``,
-  ``compile_error``, ``resource_limit``, ``launch_error``, ``crash``, ``wrong_result``,
-  ``timeout``) and what produces it, and the fields of the results record: ``docs/outcomes.md``.
-  Where the values come from:
-
-  * ``BACKEND host``: always tuned (on the CPU).
-  * ``BACKEND cuda`` with a GPU (``adaexplore-tuner device --index ${ADAEXPLORE_DEVICE}``, asked
-    once per configure): tuned on that GPU. The tuner's progress lines appear as it works; the
-    tuning database (``ADAEXPLORE_DATABASE``) makes a reconfigure with nothing changed answer from
-    the stored evaluations instead of measuring again.
-  * ``BACKEND cuda`` without a GPU (CI, build farms): the pinned header when there is one (see
-    ``PINNED_HEADER``) and it fits the call, copied only if different, else the ``DEFAULTS``
-    (``kTuned = false``). The first such kernel of a configure prints a warning that says so; each
-    kernel then prints one status line naming its pinned header, or a warning when it falls back
-    to its ``DEFAULTS``. What can be checked without a GPU is checked, and fails the configure
-    with the message a tuning on a GPU stops with (``adaexplore-tuner check``): the spec (its
-    parameters, constraints, ``DEFAULTS`` and launch expressions), the template's placeholders
-    against ``PARAMS`` (an unknown placeholder, an unused parameter), the ``DEFAULTS`` and the
-    pinned values against the target's launch limits (``THREADS_PER_BLOCK``,
-    ``DYNAMIC_SHARED_BYTES``), and the ``DEFAULTS`` and the pinned values rendered and compiled,
-    once each per target architecture (``ARCH``, else every concrete entry of
-    ``CUDA_ARCHITECTURES`` / ``CMAKE_CUDA_ARCHITECTURES``; none: nothing compiled), as a tuning
-    compiles them (``COMPILE_UNIT``; the kernel unit's benchmark too), side by side up to ``JOBS``
-    at once; nothing is run. A status line says what was checked, with the ptxas report per
-    architecture. A check that passed is not repeated while the spec, template, benchmark and
-    pinned header are unchanged
-    (``_adaexplore/kernels/<name>/check.stamp``; headers they include are not watched). The same
-    check runs for every kernel that is not tuned (``DEFAULTS``, ``PINNED`` and ``CACHED`` modes,
-    cross-compiling); ``host`` kernels are not compiled by it (they tune where configured natively).
-  * Cross-compiling (``CMAKE_CROSSCOMPILING``), either backend: never tuned, since neither this
-    machine's GPU nor its CPU is the target's. ``AUTO`` (and ``CACHED``) then use the pinned
-    header, else the ``DEFAULTS``. The database's stored winner for this machine's key comes
-    first only for a ``cuda`` kernel whose first target architecture (``ARCH``,
-    ``CMAKE_CUDA_ARCHITECTURES``) is the compute capability of this machine's GPU (a status line
-    says so; the GPU model of a cross target cannot be known here); never for a ``host`` kernel
-    (the key is this machine's CPU), nor without a target architecture, nor without a GPU.
-    The target's values come from a pinned header: made on the target (configure
-    there natively, build ``adaexplore-pin``), or written from the target's tuning database with
-    ``adaexplore-tuner header --database <db> --spec <spec> --out <dir>/<name>.hpp`` (databases of
-    several targets merged first with ``adaexplore-tuner merge``), and given here as
-    ``PINNED_HEADER`` or through ``ADAEXPLORE_PINNED_DIR``. A merged database alone does not
-    serve: ``CACHED`` looks up the key of the configuring machine (its CPU, its GPU), never the
-    target's, and only as said above.
-
-  ``ADAEXPLORE_MODE`` (below) overrides this choice. A pinned header records the device it was
-  tuned on (its ``// Device:`` line); when one is used for a ``cuda`` kernel on a machine whose
-  GPU is another, the configure warns with both names (where a tuner is at hand: it is not built
-  for this check alone).
-
-  ``<name>``
-    The kernel's name, a C++ identifier: it names the header, the namespace
-    ``adaexplore::<name>`` and the folder ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>``
-    (spec, evaluations' files; the results are in ``ADAEXPLORE_DATABASE``, under
-    ``<name>/``). Unique within a configure.
-
-  Names that reach the header (``<name>`` without ``NAMESPACE``, each part of ``NAMESPACE``, the
-  ``PARAMS`` and ``SIZES`` names) are refused at the call, before anything is tuned, when the
-  header could not declare them: C++ keywords (``int``, ``class``, ``and``, ``true``), macros a
-  translation unit sees (``NULL``, ``INT_MAX``, ``linux``), names reserved to the compiler (a
-  double underscore, ``_`` and a capital letter: ``__cplusplus``), ``std``, and for ``PARAMS`` and
-  ``SIZES`` the header's own names (``kTuned``, ``select``, ``Params``, ``kSm90``, ...). The list
-  is the tuner's (``tuner/src/model/reserved_names.inc``), which refuses the same names in a spec.
-
-  ``TEMPLATE <file>``
-    Required unless ``KERNEL_SOURCE`` is given. The kernel source with ``${PARAM}`` placeholders
-    (``$$`` is a literal ``$``, so ``$${`` a literal ``${``);
-    every parameter must appear in it. The tuner renders it per configuration under its name
-    without ``.in`` (``gemm.cuh.in`` -> ``gemm.cuh``), which the benchmark includes; each value
-    is also defined as ``ADAEXPLORE_PARAM_<PARAM>``. Relative to ``CMAKE_CURRENT_SOURCE_DIR``.
-    Editing it reconfigures (and retunes).
-
-  ``KERNEL_SOURCE <file>``
-    Instead of ``TEMPLATE``: a kernel source configured by preprocessor macros (``#if
-    block_size_x > 32``, ``float tile[TILE][TILE]``), tuned as it is. Per configuration the tuner
-    compiles ``#define <PARAM> <value>`` for every parameter followed by ``#include "<file>"``
-    (``<name>_configured.cuh`` in the evaluation's folder). With ``MACRO_PREFIX`` and
-    ``DEFINE_PARAMS`` the library compiles the same file with the winner's macros.
-
-  ``KERNEL_NAME <name>``
-    The kernel the benchmark launches with ``bench.kernel()`` (no argument) and the one a
-    benchmark written from ``ARGS`` launches: its name (``matmul_kernel``), qualified name
-    (``vecadd::vector_add_kernel``, a template's instantiation found by its name) or mangled name.
-
-  ``BLOCK_DIM <x> [<y> [<z>]]``, ``GRID_DIM <x> [<y> [<z>]]``
-    The launch shape, each an expression over ``PARAMS`` and the ``SIZES`` names (``ceil``,
-    ``floor``, ``min``, ``max``, ``sqrt``, ``log2``, ``abs``, ``round``, ``int``; ``**``), e.g.
-    ``BLOCK_DIM block_size_x block_size_y`` ``GRID_DIM "ceil(N / (BX * TX))" "ceil(M / BY)"``,
-    evaluated per configuration at the size being tuned; each must give a whole number >= 1.
-    ``bench.launch(kernel, args...)`` launches with it; ``BLOCK_DIM`` also gives
-    ``THREADS_PER_BLOCK`` (the product) for the static checks when that is not given.
-
-  ``ARGS <argument>...``
-    Instead of ``BENCHMARK``: the kernel's arguments, in order, and the module writes the
-    benchmark (needs ``KERNEL_NAME``, ``BLOCK_DIM``, ``GRID_DIM`` and ``REFERENCE``). Each one
-    string: ``"<input|output|inout> <type> <name>[<length>] [= random|zero|one|sequence]"`` (a
-    device buffer of ``<length>`` elements, an expression over ``SIZES``), ``"scalar <type>
-    <name> = <expression>"`` (passed by value), or ``"global <type> <name>[<length>] [= ...]"`` (a
-    ``__constant__`` or ``__device__`` variable, set by name before the launches). ``<type>``:
-    ``float``, ``double``, ``int``, ``unsigned``, ``long long``, ``size_t``, ... Inputs are random
-    (floating point in [-1, 1), integers in [-100, 100]) unless given; outputs are poisoned before
-    the checked run; inout buffers are restored before every run. Every output and inout buffer is
-    compared with the ``REFERENCE`` configuration's within ``TOLERANCE``. GB/s in the records
-    counts each buffer once (inout twice). ``docs/first-tuning.md``.
-
-  ``REFERENCE DEFAULTS | REFERENCE <param>=<value>...``
-    The configuration whose outputs are the reference: run once per runner on the GPU, its outputs
-    kept on the device, every other configuration's compared there. With a hand-written benchmark
-    it applies to ``bench.run(launch, bench.tolerance())``.
-
-  ``TOLERANCE [REL <expression>] [ABS <expression>]``
-    An element passes when ``|got - expected| <= ABS + REL * |expected|``; each an expression over
-    the ``SIZES`` names, e.g. ``ABS "8 * sqrt(K) * 2**-24 * K / 4"`` for float sums of ``K``
-    products of values in [-1, 1) (``docs/first-tuning.md`` says how to choose one). Default
-    ``REL 1e-5 ABS 1e-6``.
-
-  ``MACRO_PREFIX <prefix>``
-    The header also gets ``#define <prefix><PARAM> <value>`` lines for the winner (after the
-    namespace; ``""`` defines the parameters' own names, as a macro-configured kernel reads them)
-    and a line ``// adaexplore: {...}`` before ``#pragma once`` that tools (``DEFINE_PARAMS``) read.
-    Default ``ADAEXPLORE_<NAME>_``: every header has the lines. A unit that includes a header with
-    the prefix ``""`` sees the parameters' names as macros: it must not also use the header's
-    constants of the same names.
-
-  ``DEFINE_PARAMS PUBLIC|PRIVATE|INTERFACE``
-    With ``TARGET``: the winner's values become compile definitions ``-D<PARAM>=<value>`` of the
-    target (the parameters' own names, whatever ``MACRO_PREFIX``), so its sources (a
-    macro-configured kernel) compile with the tuned values. With ``SIZES``, the first size's
-    values; a header for several GPUs is refused. Those sources must not include the header (its
-    constants have the same names as the macros): a source that needs ``kTuned`` or the constants
-    belongs to another target.
-
-  ``BENCHMARK <file>``
-    Required unless ``ARGS`` is given. The benchmark program: builds inputs, checks against a reference, launches and
-    times the kernel through the harness (``<adaexplore/harness.cuh>`` for ``cuda``,
-    ``<adaexplore/harness_host.hpp>`` for ``host``; their include folder is added to its
-    compile). Relative to ``CMAKE_CURRENT_SOURCE_DIR``. Editing it reconfigures.
-
-  ``PARAMS <param> <value>... | <param> RANGE <from> <to> [<step>] ...``
-    Required. The search space: each parameter is an identifier followed either by its values
-    (numbers, as JSON writes them: ``16``, ``-1``, ``0.5``, ``1e-3``) or by ``RANGE`` and
-    inclusive integer bounds with an optional positive step (default 1):
-    ``PARAMS TILE 16 32 64 UNROLL RANGE 1 8``. Identifiers start a new parameter, so values
-    cannot be words.
-
-  ``CONSTRAINTS <expression>...``
-    Conditions every configuration must satisfy, over parameter names, e.g.
-    ``"TILE_M * TILE_N <= 1024"``, ``"TILE_K % UNROLL == 0"`` (syntax in the tuner's
-    ``expr.hpp``; Kernel Tuner's Python syntax is also accepted). Default: none.
-
-  ``DEFAULTS <param>=<value>...``
-    The baseline configuration: what the header holds when nothing is tuned, what the speedup is
-    measured against and the reference of ``slow``. When given, it must name every parameter
-    once (the tuner refuses the spec otherwise: ``no value given for parameter ...``) and satisfy
-    the constraints. Default: the first valid configuration in PARAMS order.
-
-  ``BUDGET <evaluations>``
-    Evaluations per tuning: distinct configurations recorded for the kernel's key, the
-    defaults', failed, resumed and warm-start ones included. A tuning can end earlier, "space
-    exhausted", having skipped configurations predicted to fail (the log and the header say
-    how many): ``docs/outcomes.md``. Default 100.
-
-  ``TIME_LIMIT <seconds>``
-    No compile or measurement starts after this many seconds of tuning; measurements running
-    then still count, and the near-ties are not re-measured (``docs/outcomes.md``). With
-    ``SIZES``: per size. Default 0 (no limit).
-
-  ``TARGET <target>``
-    A target that gets ``${CMAKE_BINARY_DIR}/adaexplore/include`` as include directory
-    (``PUBLIC``; ``INTERFACE`` for interface libraries, ``PRIVATE`` for executables), so its
-    sources can ``#include <adaexplore/<name>.hpp>``. Default: none (use the variables below).
-
-  ``BACKEND cuda | host``
-    ``cuda`` (default): compiled with nvcc (``CMAKE_CUDA_COMPILER`` when the project enabled
-    CUDA, else ``nvcc`` from ``PATH``) and timed on the GPU. ``host``: compiled with the C++
-    compiler (``CMAKE_CXX_COMPILER`` when the project enabled CXX, else ``c++``) and timed on
-    the CPU; needs no GPU.
-
-  ``STRATEGY <name>``
-    The search strategy (``adaexplore-tuner strategies`` lists them). Default ``adaexplore``
-    (the failure-driven, diversity-preserving search; ``ga`` and ``random`` are the baselines).
-
-  ``SEED <n>``
-    Random seed, a non-negative integer; same seed and outcomes in the same order, same
-    proposals (with several compile workers, outcomes are recorded as compiles finish, so a
-    tuning's order, and the proposals after it, can differ between runs; replays are exactly
-    reproducible). Default 1.
-
-  ``NAMESPACE <namespace>``
-    The header's namespace, e.g. ``blas::tuning``. Default ``adaexplore::<name>``.
-
-  ``PINNED_HEADER <file>``
-    The kernel's pin location: a committed header (a copy of an earlier tuned ``<name>.hpp``,
-    written by the ``adaexplore-pin`` target) used where the kernel is not tuned (no GPU,
-    ``PINNED`` or ``CACHED`` mode, cross-compiling). Relative to ``CMAKE_CURRENT_SOURCE_DIR``;
-    it need not exist yet (the defaults are used meanwhile). Default:
-    ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp`` when ``ADAEXPLORE_PINNED_DIR`` is set, else
-    ``${CMAKE_CURRENT_SOURCE_DIR}/pinned/<name>.hpp`` (beside the calling ``CMakeLists.txt``).
-    Before it is used, it is checked against the call: its namespace (``NAMESPACE``, else
-    ``adaexplore::<name>``) and ``// Kernel:`` line (another kernel's header), its constants
-    against ``PARAMS`` (a parameter missing or extra), its ``// Sizes:`` line against ``SIZES``
-    (the same sizes in the same order; a header with sizes for a call without, or one without
-    for a call with, does not fit either), each value among the ``PARAMS`` values (integers
-    compared here; other numbers by the tuner; a header of sizes: every entry's) and, by
-    ``adaexplore-tuner check``, the ``CONSTRAINTS``, the launch limits and its compile (a
-    multi-device header of ``adaexplore-tuner header``: every entry's values, and the entry of the
-    first target architecture compiled; a header of sizes: its constants, the first size's). One
-    that does not fit is an error naming the header and the parameter in ``PINNED`` mode;
-    otherwise a warning, and the kernel gets its ``DEFAULTS``.
-
-  ``ARCH <sm_XX>``
-    cuda: the architecture to compile for while tuning (``sm_90``, ``90``, ``sm_90a``).
-    Default: the first entry of the ``TARGET``'s ``CUDA_ARCHITECTURES`` or of
-    ``CMAKE_CUDA_ARCHITECTURES`` (``80-real`` gives ``sm_80``; ``native``, ``all`` and
-    ``all-major`` are skipped), else the detected GPU's. ``ARCH``, else every concrete entry of
-    those, must be an architecture the CUDA compiler can target (``nvcc --list-gpu-code``, asked
-    once and kept in the cache while that nvcc is unchanged; ``sm_90a`` counts as ``sm_90``): an
-    unsupported one (``sm_35`` with CUDA 13) is an error naming it and the supported ones.
-
-  ``COMPILE_OPTIONS <flag>...``
-    Flags for every compile of the benchmark (which includes the rendered kernel), after the
-    tuner's own (cuda: ``-std=c++17 -O1 -arch=<ARCH> -Xptxas -v -lineinfo``; host:
-    ``-std=c++17 -O2``), e.g. ``--use_fast_math``. Default: none. nvcc's ``-O`` sets the
-    optimization of the benchmark's *host* code only (the kernel is optimized regardless); the
-    tuner's ``-O1`` saves compile time per configuration, and a ``-O`` flag here replaces it
-    (``-O3`` for a benchmark whose host-side reference is computed per configuration and slow).
-
-  ``INCLUDE_DIRECTORIES <dir>...``
-    Include folders for the kernel and benchmark, relative to ``CMAKE_CURRENT_SOURCE_DIR``.
-    The tuner adds the evaluation's folder (the rendered template, named like ``TEMPLATE``
-    without ``.in``), the folders of ``TEMPLATE`` and ``BENCHMARK``, and the harness folder.
-
-  ``RUN_ARGS <arg>...``
-    Arguments passed to every run of the benchmark (problem size, ...). Default: none.
-
-  ``SIZES <size>...``
-    The problem sizes to tune for, one argument each: ``NAME=VALUE`` pairs separated by spaces
-    (or commas), the same names in the same order in every size, each value a positive integer:
-    ``SIZES "M=512 N=512 K=512" "M=4096 N=4096 K=4096"`` (quote each size: an unquoted
-    ``M=512 N=512`` is two sizes). The names are identifiers, not a parameter's name (the header
-    declares both); no size may be given twice. Each size is tuned as a key of its own (the spec's
-    key with the size added), in ascending volume (the product of its values; declared order on
-    ties): the smallest first, with ``BUDGET``; each other size (and a size added later) with
-    ``SIZE_BUDGET``, starting from the other sizes' evidence: their best configurations are
-    evaluated right after the defaults, and their failures that do not depend on the size
-    (``compile_error``; ``resource_limit`` from ptxas, the launch limits or the driver's verdict
-    on a block, not a failed allocation) are known to the search before its first proposal. Every
-    size's winner is then verified at every other size (the header's comment says where each
-    verified); one faster at a size than that size's own winner takes its place there.
-    The benchmark reads the size being tuned with ``bench.size("M")`` (``Benchmark::size``; the
-    tuner passes ``--adaexplore-size M=512`` per name, before ``RUN_ARGS``, which are still
-    passed; ``bench.size("M", 1024)`` gives a fallback for runs without sizes).
-    The header then holds, besides the constants, a table of every size's values and a selector:
-
-    .. code-block:: c++
-
-      namespace adaexplore::<name> {
-      inline constexpr bool kTuned = true;
-      inline constexpr int TILE_M = 64;         // the constants: the first size's entry
-      struct Size { long long M, N, K; };       // one member per name (abridged)
-      struct SizeParams { int TILE_M; ... };    // one member per parameter
-      struct SizeEntry { Size size; SizeParams params; };
-      inline constexpr SizeEntry kSizes[] = {...};  // one entry per size, declared order
-      inline constexpr std::size_t kSizeCount = 2;
-      constexpr std::size_t select_index(long long M, long long N, long long K);
-      constexpr const SizeParams& select(long long M, long long N, long long K);
-      }
-
-    ``select(<names>)`` (constexpr) returns the entry of the tuned size nearest in log space (the
-    smallest sum over the names of ``|ln(x / tuned)|``), ties to the larger size (volume);
-    outside the tuned range, the nearest end's. The top-level constants (``kTuned``, one per
-    parameter) are the entry of the first size given, for code that does not select by size. The
-    comment's ``// Sizes:`` line lists the sizes as given (``// Sizes:       M=512 N=512 K=512;
-    M=4096 N=4096 K=4096``). Without a GPU the defaults header has the same layout, every entry
-    the ``DEFAULTS``; a pinned header must have been tuned for the same sizes in the same order
-    (see ``PINNED_HEADER``). Adding a size tunes only that size on the next configure (and
-    verifies the winners with it; the others answer from the tuning database); removing one
-    drops its entry from the header, the others' results untouched. ``TIME_LIMIT`` applies to
-    each size's tuning. ``select()`` is for host code and constant expressions in host code
-    (``kSizes[i].params`` are constants any code can use as template arguments); device code
-    gets its values from the host, as template arguments or kernel arguments. ``SIZES`` followed
-    by nothing (``SIZES ${MY_SIZES}`` of an empty list) is the same as no ``SIZES``. Default: none
-    (the kernel is tuned at one size, the one ``RUN_ARGS`` gives).
-
-  ``SIZE_BUDGET <evaluations>``
-    With ``SIZES``: evaluations of each size tuned after another, a positive integer (the first
-    size gets ``BUDGET``). Default ``ceil(BUDGET / 3)``.
-
-  ``RUN_TIMEOUT <seconds>``
-    The cap of every benchmark run's time limit, and the limit of the defaults' run; a run
-    taking longer than its limit is stopped and recorded as ``timeout`` with
-    ``extra.timeout_stage`` ``"run"``. Default 30.
-
-  ``RUN_TIMEOUT_FACTOR <factor>``
-    Once the defaults ran successfully, each later run's limit is
-    ``min(RUN_TIMEOUT, max(RUN_TIMEOUT_FLOOR, <factor> x the defaults' run time))``, the run time
-    being the wall-clock seconds of the defaults' whole benchmark process (start, warm-up,
-    measurement, verification). A number >= 1, or 0 for ``RUN_TIMEOUT`` alone. Default 10.
-
-  ``RUN_TIMEOUT_FLOOR <seconds>``
-    The least run time limit derived from the defaults' run (0 or more). Default 5.
-
-  ``RUNNER ON|OFF``
-    ``ON`` (the default): the benchmark is built as a shared library and every configuration is
-    measured in one long-lived runner process that keeps the CUDA context (no process start and
-    context creation per evaluation, about 0.16 s on an H200; ``Benchmark::once`` data kept
-    between configurations). A crash, time-out or sticky CUDA error restarts the runner, never
-    the tuning. The benchmark's ``main`` must be ``int main(int argc, char** argv)``. ``OFF``: one
-    benchmark process per evaluation. Spec: ``run.runner``; not part of the database key.
-
-  ``COMPILE_UNIT AUTO|KERNEL|PROGRAM``
-    What is compiled per configuration (``cuda``; the ``host`` backend always compiles the
-    program). ``KERNEL``: the kernel unit: the rendered template's device code alone, with
-    ``nvcc -cubin`` for ``ARCH`` (the ptxas report kept), while the benchmark is compiled once per
-    tuning and launches the configuration's kernels from the cubin (``Benchmark::kernel``,
-    ``param``, ``exported``: ``templates/adaexplore/harness.cuh``; ``docs/kernel-unit.md`` has a
-    complete example). Cubins are kept in a cache by content (``ADAEXPLORE_CACHE_DIR``, else
-    ``~/.cache/adaexplore/kernels``): a configuration compiled before, in any build tree, with the
-    same compiler, flags, template text and included headers, is not compiled again. ``PROGRAM``:
-    the whole benchmark with the rendered template per configuration (a benchmark that includes
-    the template and launches with ``<<<>>>``). ``AUTO`` (the default): ``PROGRAM`` when the
-    benchmark includes the rendered template (``gemm.cuh`` for ``gemm.cuh.in``; an include under
-    ``#ifndef ADAEXPLORE_KERNEL_UNIT`` does not count), else ``KERNEL``; the tuning's log says
-    which and why. A benchmark that does not include it serves both units unchanged.
-    Spec: ``compiler.unit``; not part of the database key.
-
-  ``COMPILE_TIMEOUT <seconds>``
-    A compile (or link) taking longer is stopped and recorded as ``timeout`` with
-    ``extra.timeout_stage`` ``"compile"`` (not ``compile_error``: the compiler did not reject the
-    configuration). Default 120.
-
-  ``COMPILER_LAUNCHER <launcher> [<arg>...]``
-    A program (and its arguments) put in front of every compile the tuner runs, as CMake's
-    ``<LANG>_COMPILER_LAUNCHER``: ``COMPILER_LAUNCHER ccache``. Written to the spec as
-    ``compiler.launcher``; not part of the tuning database's key (it changes how the benchmark
-    is built, not what it measures). Default: ``ADAEXPLORE_COMPILER_LAUNCHER`` when set, else
-    ``CMAKE_CUDA_COMPILER_LAUNCHER`` (``cuda``) or ``CMAKE_CXX_COMPILER_LAUNCHER`` (``host``) when
-    set, else none. ccache replays the compiler's output on a cache hit, so the ptxas report the
-    tuner reads (``-Xptxas -v``) survives; note that ccache caches compile-only calls (``-c``)
-    and runs a compile-and-link call such as the tuner's one-step compile uncached.
-
-  ``THREADS_PER_BLOCK <expression>``
-    cuda: the threads per block (``blockDim.x * y * z``) the benchmark launches the kernel with,
-    as an arithmetic expression over the parameters, e.g. ``"BLOCK_X * BLOCK_Y"`` (syntax in the
-    tuner's ``expr.hpp``: numbers, parameter names, ``+ - * / // % **`` and parentheses). With
-    it, configurations over the device's 1024 threads per block are recorded as
-    ``resource_limit`` before compiling (no compile is paid, and the default strategy knows them
-    from the start: it proposes none), and those whose registers per thread (from ptxas) times
-    threads exceed the 65536 registers per block after compiling, before any run. Every outcome
-    records the figure (``extra.figures.threads``). It must give a whole number >= 1 for the
-    ``DEFAULTS``. The shape applies to every kernel the benchmark compiles. Default: unknown
-    (those checks happen at launch instead: a block over 1024 threads is then ``launch_error``).
-
-  ``DYNAMIC_SHARED_BYTES <expression>``
-    cuda: the bytes of dynamic shared memory per block of that launch (the third ``<<< >>>``
-    argument), an expression as for ``THREADS_PER_BLOCK``, e.g. ``"4 * TILE * (TILE + 1)"``.
-    Static plus dynamic shared memory over the device's per-block limit (227 KiB on sm_90,
-    assuming the benchmark raises ``cudaFuncAttributeMaxDynamicSharedMemorySize``) is recorded as
-    ``resource_limit`` before any run; dynamic shared memory alone over it, before compiling.
-    Default 0.
-
-  ``JOBS <n>``
-    Parallel compiles while tuning (and in the check without a GPU); 0 means one per CPU the tuner
-    may run on (its affinity mask). Default 0.
-
-  ``IN_FLIGHT <n>``
-    Configurations in flight at most while tuning (queued, compiling, compiled and waiting,
-    measuring). Each proposal of the search is made without the outcomes of those, so fewer in
-    flight means better informed proposals. 0 (the default) keeps as many as keep the GPU busy,
-    ``ceil(1.5 x compile time / measurement time) + 1`` from the mean times of the last 32
-    evaluations, and 8 until the first outcome (``docs/throughput.md``); ``JOBS + 1`` keeps every
-    compile worker busy. Not part of the tuning database's key.
-
-  Variables set in the calling scope:
-
-  ``ADAEXPLORE_<name>_HEADER``
-    The header's full path.
-  ``ADAEXPLORE_<name>_ORIGIN``
-    Where its values came from: ``TUNED``, ``PINNED`` or ``DEFAULTS``.
-  ``ADAEXPLORE_GENERATED_INCLUDE_DIR``
-    ``${CMAKE_BINARY_DIR}/adaexplore/include``, the folder to add for ``<adaexplore/<name>.hpp>``.
-
-Cache variables
-^^^^^^^^^^^^^^^
-
-Each is read when ``adaexplore_tune_kernel()`` runs, so a normal variable of the same name set
-before a call applies to that call alone (``ADAEXPLORE_RETUNE`` is cleared as a cache entry).
-
-``ADAEXPLORE_MODE``
-  ``AUTO`` (default): tune when possible, as described above. ``TUNE``: tune every kernel; a
-  ``cuda`` kernel without a GPU, or any kernel while cross-compiling, is an error. ``CACHED``:
-  evaluate nothing, only read the database (``adaexplore-tuner tune --cached``): the stored
-  winner for the kernel's current spec, sources and this machine's device (``ORIGIN``
-  ``TUNED``): the key is computed here, from this machine's CPU model and compiler (``host``) or
-  its GPU (``cuda``: without a GPU there is no key, so nothing is read), so results measured on
-  another machine serve only a machine of the same model. Where there is none, the pinned header
-  (a status line says so) else the ``DEFAULTS`` (a warning says so). For another machine's
-  values, use a pinned header (``PINNED_HEADER``, ``ADAEXPLORE_PINNED_DIR``).
-  ``PINNED``: use every kernel's pinned header, never tune; a missing one, or one that does not
-  fit the call (see ``PINNED_HEADER``), is an error (reproducible release builds). No tuner is
-  built for this mode: where none is at hand, the header's kernel, parameters and values are
-  checked here and the rest (constraints, launch limits, compile) is not, as a status line says.
-  ``DEFAULTS``: use the defaults, never tune. ``OFF``: the same as
-  ``DEFAULTS``.
-
-``ADAEXPLORE_DATABASE``
-  The tuning database, a folder passed to the tuner as ``--database``: every evaluation is
-  appended to ``<folder>/<name>/<key>.jsonl`` (the key hashes the spec, the template's and
-  benchmark's content, the compiler's version and the device model, not its index), under a file
-  lock. Default ``${CMAKE_BINARY_DIR}/_adaexplore/database`` (one per build tree); a relative path
-  is taken from the top build folder. Set it to a shared folder
-  (``-DADAEXPLORE_DATABASE=$HOME/.cache/adaexplore``) to share results across build trees, which
-  may configure at the same time; a tree then answers from what another measured.
-  ``adaexplore-tuner merge --into <folder> <other>...`` merges databases from other machines:
-  a configure uses the merged results of its own machine's key (the same CPU or GPU model);
-  ``adaexplore-tuner header --database <folder> --spec <spec> --out <file>`` writes one header
-  for every GPU model stored, to be used as a pinned header.
-  A kernel's first tuning of a key (another GPU model, an edited template or space) starts from the
-  database's other keys of the kernel (of the same size, with ``SIZES``): their 4 best
-  configurations are evaluated right after the defaults (``tune --warm-start 4``, always on here).
-  Measured on recorded spaces of 10 GPU pairs: +0.094 of optimum / best at 25 evaluations, +0.024
-  at 50, +0.001 at 100 (``docs/warm-start-benchmark.md``). With ``SIZES``, a size also starts from
-  the kernel's other sizes on this GPU (``docs/sizes.md``).
-
-``ADAEXPLORE_RETUNE``
-  ``ALL``, or a ;-list of kernel names (``-DADAEXPLORE_RETUNE=gemm;scale``): these kernels, where
-  this configure tunes them, are tuned again from scratch (``--retune``: the stored results of
-  their current key are set aside, not deleted). Default empty. One-shot per kernel: after a
-  configure that retuned some of them, the module keeps in the cache entry only the names not
-  retuned yet (``ALL`` becomes the list of kernels not retuned) and clears it once every named
-  kernel was retuned, saying which; the retuned kernels then answer from the database again. A
-  configure that retuned nothing (no GPU, ``PINNED``, ``CACHED`` or ``DEFAULTS`` mode, a
-  configure that failed) leaves it as it was. A name that no call of the configure declares gets a
-  warning (and is kept).
-
-``ADAEXPLORE_COMPILER_LAUNCHER``
-  A ;-list, the ``COMPILER_LAUNCHER`` of every kernel that gives none
-  (``-DADAEXPLORE_COMPILER_LAUNCHER=ccache``); it takes precedence over
-  ``CMAKE_CUDA_COMPILER_LAUNCHER`` and ``CMAKE_CXX_COMPILER_LAUNCHER``. Default empty.
-
-``ADAEXPLORE_DEVICE``
-  The CUDA device index to detect and tune on (``device --index``, ``tune --device``; recorded in
-  the results), a non-negative integer. Default 0. The status line naming the GPU shows it.
-
-``ADAEXPLORE_PROFILE``
-  ``ALL``, or a ;-list of ``cuda`` kernel names: after the search of each tuning (never during it),
-  Nsight Compute (``ncu``, found on ``PATH``, beside the compiler or as ``$ADAEXPLORE_NCU``)
-  profiles the winner, the defaults and up to 3 finalists once each (``tune --profile``: a
-  compile and one ``ncu`` run each, 3 to 4 s for the gemm example on an H200; none starts after
-  180 s), and the report shows the counters that
-  explain their difference (DRAM throughput, achieved occupancy, warp stall reasons,
-  shared-memory bank conflicts). Skipped for a winner already profiled, so a reconfigure with
-  nothing changed profiles nothing. Default empty. Without ``ncu``: a warning, and the report
-  says so.
-
-Every tuning writes a report, ``${CMAKE_BINARY_DIR}/_adaexplore/kernels/<name>/report.html``
-(with ``SIZES``: ``report.<size>.html`` per size), and a status line names it: one
-self-contained HTML file that opens offline (``adaexplore-tuner report --help`` lists what it
-shows; its charts use the machine's Chart.js, Debian's ``libjs-chart.js``, where the tuner finds
-one, else the Chart.js 3.9.1 shipped with the tuner, ``third_party/chartjs/``).
-
-``ADAEXPLORE_PINNED_DIR``
-  A folder of pinned headers ``<name>.hpp``, the pin location of kernels without
-  ``PINNED_HEADER``. Default empty: ``pinned/`` beside each calling ``CMakeLists.txt``.
-
-``ADAEXPLORE_TUNER_EXECUTABLE``
-  An ``adaexplore-tuner`` to use instead of the installed one or the one built from source. Like
-  them, it runs with ``ADAEXPLORE_HARNESS_DIR`` set to this module's harness folder.
-
-Other variables and targets
-^^^^^^^^^^^^^^^^^^^^^^^^^^^
-
-``ADAEXPLORE_HARNESS_INCLUDE_DIR``
-  The folder holding ``adaexplore/harness.cuh`` and ``adaexplore/harness_host.hpp``, for
-  building a benchmark program outside the tuner (to debug it).
-
-``AdaExplore::harness``
-  An interface target with that include folder.
-
-``adaexplore-pin``
-  A custom target (not part of ``all``) that copies every kernel's current header, where this
-  build tree tuned it (``ORIGIN`` ``TUNED``), to its pin location (``PINNED_HEADER``, else
-  ``${ADAEXPLORE_PINNED_DIR}/<name>.hpp``, else ``pinned/<name>.hpp`` beside the calling
-  ``CMakeLists.txt``), for committing: ``cmake --build build --target adaexplore-pin``. It prints
-  each copy, and each kernel it skips with the reason; it fails when no kernel was tuned.
-
-Example
-^^^^^^^
-
-.. code-block:: cmake
-
-  find_package(AdaExplore REQUIRED)
-  add_library(blas STATIC src/gemm.cu)
-  adaexplore_tune_kernel(gemm
-    TEMPLATE    kernels/gemm.cu.in
-    BENCHMARK   kernels/gemm_bench.cu
-    PARAMS      TILE_M 16 32 64 128  TILE_N 16 32 64 128  TILE_K 8 16 32  UNROLL RANGE 1 8
-    CONSTRAINTS "TILE_M * TILE_N / UNROLL <= 1024"
-    DEFAULTS    TILE_M=64 TILE_N=64 TILE_K=16 UNROLL=4
-    PINNED_HEADER kernels/pinned/gemm.hpp
-    TARGET      blas)
-
-``src/gemm.cu`` then uses ``#include <adaexplore/gemm.hpp>`` and ``adaexplore::gemm::TILE_M``.
-To pin a tuning, ``cmake --build build --target adaexplore-pin`` copies the generated header to
-``kernels/pinned/gemm.hpp``; commit it.
-
-Limitations
-^^^^^^^^^^^
-
-* Tuning happens at configure time, for the machine that configures. Cross-compiling or
-  configuring on a machine without the target GPU gives stored, pinned or default values; tune
-  on the target (natively), then pin or merge its database.
-* Arguments are plain values: generator expressions are not evaluated.
-* Only ``TEMPLATE`` and ``BENCHMARK`` are watched: editing a header they include (a kernel
-  shared with the library, say) neither reconfigures nor invalidates the stored evaluations.
-  To retune from scratch, configure with ``-DADAEXPLORE_RETUNE=<name>``.
-* ``CMAKE_CUDA_ARCHITECTURES`` is filled by CMake with the compiler's default architecture when
-  the project does not set it; set it (``native`` works) or ``ARCH`` to tune for the GPU's own.
-* From a source tree the tuner is built once more for the configure step even when the
-  ``adaexplore-tuner`` target is part of the same project; editing the tuner's sources does not
-  by itself trigger a reconfigure.
-#]=======================================================================]
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "AdaExplore.cmake needs CMake 3.20 or newer; this is ${CMAKE_VERSION}.")
@@ -633,6 +32,8 @@ set(ADAEXPLORE_HARNESS_INCLUDE_DIR "${ADAEXPLORE_HARNESS_INCLUDE_DIR}" CACHE INT
 
 include_guard(GLOBAL)
 cmake_policy(VERSION 3.20...4.1)  # include() gives this file its own policy scope
+set_property(GLOBAL PROPERTY _ADAEXPLORE_MODULE_DIR "${CMAKE_CURRENT_LIST_DIR}")  # AdaExplorePin.cmake beside it
+include("${CMAKE_CURRENT_LIST_DIR}/AdaExploreBuildTuner.cmake")  # the tuner built from a source tree
 
 set(ADAEXPLORE_MODE "AUTO" CACHE STRING
     "AdaExplore: AUTO (tune when possible), TUNE (always; error without a GPU), CACHED (tuning database only, this machine's key), PINNED (pinned headers only), DEFAULTS or OFF (never tune)")
@@ -695,11 +96,12 @@ function(adaexplore_tune_kernel)
     endif()
     math(EXPR i "${i} + 1")
   endwhile()
-  _adaexplore_check_arguments("${name}" arg "${one}" "${multi}")
-  _adaexplore_check_settings("${name}")
-  if(NOT arg_BACKEND)
+  if(NOT DEFINED arg_BACKEND)
     set(arg_BACKEND cuda)
   endif()
+  _adaexplore_backend_is_gpu(arg_GPU "${arg_BACKEND}")  # which keywords apply
+  _adaexplore_check_arguments("${name}" arg "${one}" "${multi}")
+  _adaexplore_check_settings("${name}")
 
   set(kernel_dir "${CMAKE_BINARY_DIR}/_adaexplore/kernels/${name}")
   set(include_dir "${CMAKE_BINARY_DIR}/adaexplore/include")
@@ -718,12 +120,13 @@ function(adaexplore_tune_kernel)
   _adaexplore_spec_json(spec "${name}" arg "${template}" "${benchmark}")
   _adaexplore_write_if_changed("${kernel_dir}/spec.json" "${spec}")
   set(archs "")
-  if(arg_BACKEND STREQUAL "cuda")
+  if(arg_GPU)
     _adaexplore_target_archs(archs arch_source "${arg_ARCH}" "${arg_TARGET}")
     _adaexplore_check_archs("${name}" "${archs}" "${arch_source}")
   endif()
   _adaexplore_pinned_file(pinned "${name}" "${arg_PINNED_HEADER}")
-  _adaexplore_produce_header(origin "${name}" "${arg_BACKEND}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
+  _adaexplore_configure_kernel(origin NAME "${name}" BACKEND "${arg_BACKEND}" KERNEL_DIR "${kernel_dir}"
+                               HEADER "${header}" PINNED "${pinned}" ARCHS ${archs})
   # The headers the template and the benchmark include (the tuner's compiler scan, part of the
   # results' key): editing one reconfigures, and so tunes its new key.
   if(EXISTS "${kernel_dir}/work/dependencies.txt")
@@ -1073,7 +476,7 @@ function(_adaexplore_check_arguments name prefix one multi)
                      "RUN_TIMEOUT alone.")
   endif()
   foreach(keyword THREADS_PER_BLOCK DYNAMIC_SHARED_BYTES BLOCK_DIM GRID_DIM KERNEL_SOURCE ARGS REFERENCE)
-    if(DEFINED ${prefix}_${keyword} AND "${${prefix}_BACKEND}" STREQUAL "host")
+    if(DEFINED ${prefix}_${keyword} AND NOT ${prefix}_GPU)
       _adaexplore_fail("${name}" "${keyword} describes a CUDA kernel and its launch; BACKEND host launches none. "
                        "Remove ${keyword}, or use BACKEND cuda.")
     endif()
@@ -1119,14 +522,6 @@ function(_adaexplore_mode out)
   set(${out} "${mode}" PARENT_SCOPE)
 endfunction()
 
-# ADAEXPLORE_DEVICE, "" as 0.
-function(_adaexplore_device_index out)
-  set(index "${ADAEXPLORE_DEVICE}")
-  if(index STREQUAL "")
-    set(index 0)
-  endif()
-  set(${out} "${index}" PARENT_SCOPE)
-endfunction()
 
 function(_adaexplore_check_value name prefix keyword regex problem)
   if(DEFINED ${prefix}_${keyword} AND NOT "${${prefix}_${keyword}}" MATCHES "${regex}")
@@ -1512,13 +907,25 @@ function(_adaexplore_sizes_json out name names sizes_var)
   set(${out} "{\"names\": ${json_names}, \"values\": [${joined}]}" PARENT_SCOPE)
 endfunction()
 
-# The compiler the tuner should use for `backend`: the project's own when its language is enabled.
-function(_adaexplore_compiler out backend)
+# The one place the module tells the backends apart: `out` TRUE for one that builds a CUDA kernel
+# for a GPU (cuda), FALSE for C++ tuned on the CPU (host). BACKEND's values are checked against the
+# list in _adaexplore_check_arguments; every other decision about a backend is the tuner's.
+function(_adaexplore_backend_is_gpu out backend)
+  if(backend STREQUAL "cuda")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The compiler the tuner should use for a GPU (`gpu` TRUE) or CPU backend: the project's own when
+# its language is enabled.
+function(_adaexplore_compiler out gpu)
   set(${out} "" PARENT_SCOPE)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if(backend STREQUAL "cuda" AND "CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")
+  if(gpu AND "CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA")
     set(${out} "${CMAKE_CUDA_COMPILER}" PARENT_SCOPE)
-  elseif(backend STREQUAL "host" AND "CXX" IN_LIST languages)
+  elseif(NOT gpu AND "CXX" IN_LIST languages)
     set(${out} "${CMAKE_CXX_COMPILER}" PARENT_SCOPE)
   endif()
 endfunction()
@@ -1583,7 +990,7 @@ endfunction()
 function(_adaexplore_supported_archs out compiler_out)
   get_property(known GLOBAL PROPERTY _ADAEXPLORE_NVCC_ARCHS SET)
   if(NOT known)
-    _adaexplore_compiler(nvcc cuda)
+    _adaexplore_compiler(nvcc TRUE)
     if(nvcc STREQUAL "")
       get_filename_component(nvcc nvcc PROGRAM)  # the tuner runs nvcc from PATH too
     endif()
@@ -1698,7 +1105,7 @@ endfunction()
 # backend's language (CUDA or CXX); "" for none.
 function(_adaexplore_launcher out prefix)
   set(p ${prefix})
-  if(${p}_BACKEND STREQUAL "cuda")
+  if(${p}_GPU)
     set(launcher "${CMAKE_CUDA_COMPILER_LAUNCHER}")
   else()
     set(launcher "${CMAKE_CXX_COMPILER_LAUNCHER}")
@@ -1717,12 +1124,12 @@ function(_adaexplore_spec_compiler_and_run json_var prefix)
   set(p ${prefix})
   set(j "${${json_var}}")
   string(JSON j SET "${j}" compiler "{}")
-  _adaexplore_compiler(compiler "${${p}_BACKEND}")
+  _adaexplore_compiler(compiler "${${p}_GPU}")
   if(compiler)
     _adaexplore_json_string(v "${compiler}")
     string(JSON j SET "${j}" compiler path "${v}")
   endif()
-  if(${p}_BACKEND STREQUAL "cuda")
+  if(${p}_GPU)
     _adaexplore_arch(arch "${${p}_ARCH}" "${${p}_TARGET}")
     if(arch)
       _adaexplore_json_string(v "${arch}")
@@ -1929,133 +1336,6 @@ function(_adaexplore_tuner_command out name)
   set(${out} "${CMAKE_COMMAND}" -E env "ADAEXPLORE_HARNESS_DIR=${harness}" "${tuner}" PARENT_SCOPE)
 endfunction()
 
-# An initial-cache script for the tuner's own configure: Release, the same C++ compiler, and the
-# package locations this project was given.
-function(_adaexplore_tuner_init_cache out build_dir)
-  set(init "")
-  _adaexplore_append_cache_entry(init CMAKE_BUILD_TYPE "Release")
-  _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY "${build_dir}/bin")
-  _adaexplore_append_cache_entry(init CMAKE_RUNTIME_OUTPUT_DIRECTORY_RELEASE "${build_dir}/bin")
-  # A configure tunes on its own machine: the configure-time tuner needs no MPI (tune --mpi is the
-  # installed tuner's, docs/cluster.md), and does not look for it.
-  _adaexplore_append_cache_entry(init ADAEXPLORE_MPI "OFF")
-  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if("CXX" IN_LIST languages AND NOT CMAKE_CROSSCOMPILING)
-    _adaexplore_append_cache_entry(init CMAKE_CXX_COMPILER "${CMAKE_CXX_COMPILER}")
-  endif()
-  if("CUDA" IN_LIST languages AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND NOT DEFINED CUDAToolkit_ROOT)
-    get_filename_component(cuda_root "${CMAKE_CUDA_COMPILER}" DIRECTORY)  # <root>/bin
-    get_filename_component(cuda_root "${cuda_root}" DIRECTORY)
-    _adaexplore_append_cache_entry(init CUDAToolkit_ROOT "${cuda_root}")
-  endif()
-  foreach(var CMAKE_PREFIX_PATH CMAKE_CXX_COMPILER_LAUNCHER CMAKE_MAKE_PROGRAM CUDAToolkit_ROOT
-              nlohmann_json_DIR CLI11_DIR Boost_DIR BOOST_ROOT Boost_ROOT)
-    if(DEFINED ${var} AND NOT "${${var}}" STREQUAL "")
-      _adaexplore_append_cache_entry(init ${var} "${${var}}")
-    endif()
-  endforeach()
-  set(${out} "${init}" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_append_cache_entry init_var var value)
-  string(REPLACE "\\" "/" value "${value}")
-  string(REPLACE "\"" "\\\"" value "${value}")
-  set(${init_var} "${${init_var}}set(${var} \"${value}\" CACHE STRING \"\")\n" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_tree_hash out dir)
-  file(GLOB_RECURSE files LIST_DIRECTORIES false RELATIVE "${dir}" "${dir}/*")
-  list(SORT files)
-  set(all "")
-  foreach(file IN LISTS files)
-    file(SHA256 "${dir}/${file}" hash)
-    string(APPEND all "${file} ${hash}\n")
-  endforeach()
-  string(SHA256 hash "${all}")
-  set(${out} "${hash}" PARENT_SCOPE)
-endfunction()
-
-# Builds the tuner unless the build folder holds one built with the same setup (generator,
-# initial cache) from the same sources (hash of every file under tuner/).
-function(_adaexplore_build_tuner out name)
-  get_property(source_dir GLOBAL PROPERTY _ADAEXPLORE_TUNER_SOURCE_DIR)
-  set(build_dir "${CMAKE_BINARY_DIR}/_adaexplore/tuner")
-  set(tuner "${build_dir}/bin/adaexplore-tuner${CMAKE_EXECUTABLE_SUFFIX}")
-  set(${out} "${tuner}" PARENT_SCOPE)
-
-  _adaexplore_tuner_init_cache(init "${build_dir}")
-  set(generator -G "${CMAKE_GENERATOR}")
-  if(CMAKE_GENERATOR_PLATFORM)
-    list(APPEND generator -A "${CMAKE_GENERATOR_PLATFORM}")
-  endif()
-  if(CMAKE_GENERATOR_TOOLSET)
-    list(APPEND generator -T "${CMAKE_GENERATOR_TOOLSET}")
-  endif()
-  set(setup "# AdaExplore: initial cache of the tuner's build; source ${source_dir}, generator ${generator}\n${init}")
-  _adaexplore_tree_hash(sources "${source_dir}")
-  set(setup_file "${build_dir}/adaexplore-init.cmake")
-  set(stamp_file "${build_dir}/adaexplore-tuner.stamp")
-  set(log_file "${build_dir}/adaexplore-tuner-build.log")
-  if(EXISTS "${setup_file}")
-    file(READ "${setup_file}" old_setup)
-    if(NOT old_setup STREQUAL setup)
-      file(REMOVE_RECURSE "${build_dir}")  # another generator, compiler or source tree: start over
-    elseif(EXISTS "${stamp_file}" AND EXISTS "${tuner}")
-      file(READ "${stamp_file}" old_sources)
-      if(old_sources STREQUAL sources)
-        return()
-      endif()
-    endif()
-  endif()
-
-  message(STATUS "AdaExplore: building the tuner from ${source_dir} in ${build_dir} "
-                 "(once per build tree; a minute or two; the build's progress follows, its log goes to ${log_file})")
-  string(TIMESTAMP started "%s")
-  file(REMOVE "${stamp_file}")
-  file(WRITE "${setup_file}" "${setup}")
-  message(STATUS "AdaExplore: configuring the tuner's build")
-  execute_process(COMMAND "${CMAKE_COMMAND}" ${generator} -C "${setup_file}" -S "${source_dir}" -B "${build_dir}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
-  set(step "configure")
-  if(rc EQUAL 0)
-    set(parallel --parallel)
-    set(jobs "$ENV{CMAKE_BUILD_PARALLEL_LEVEL}")
-    if(NOT DEFINED ENV{CMAKE_BUILD_PARALLEL_LEVEL})
-      cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-      list(APPEND parallel ${cores})
-      set(jobs ${cores})
-    endif()
-    message(STATUS "AdaExplore: compiling the tuner (${jobs} jobs; the build tool's progress lines follow)")
-    # The build tool's lines ([12/54] Building CXX object ..., [ 40%] ...) as they come, so a configure
-    # that builds the tuner (FetchContent, add_subdirectory) shows it working.
-    execute_process(COMMAND "${CMAKE_COMMAND}" --build "${build_dir}" --config Release --target adaexplore-tuner
-                            ${parallel}
-                    RESULT_VARIABLE rc OUTPUT_VARIABLE build_log ERROR_VARIABLE build_log
-                    ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE)
-    string(APPEND log "${build_log}")
-    set(step "build")
-  endif()
-  file(WRITE "${log_file}" "${log}")
-  string(TIMESTAMP finished "%s")
-  math(EXPR took "${finished} - ${started}")
-  if(NOT rc EQUAL 0 OR NOT EXISTS "${tuner}")
-    if(step STREQUAL "build")  # its output is above, as it came
-      set(tail "  (the build's output is above)")
-    else()
-      _adaexplore_tail(tail "${log}" 6000)
-    endif()
-    _adaexplore_fail("${name}" "building the tuner failed at its ${step} step (exit code ${rc}).\n"
-                     "Full log: ${log_file}\nEnd of the log:\n${tail}\n"
-                     "The tuner needs a C++17 compiler, nlohmann_json >= 3.10, CLI11 and Boost >= 1.74 "
-                     "(Debian/Ubuntu: apt-get install g++ nlohmann-json3-dev libcli11-dev libboost-dev "
-                     "libboost-filesystem-dev) and, for GPU detection, the CUDA toolkit. Install what the log "
-                     "says is missing (pass its location with CMAKE_PREFIX_PATH) and reconfigure, or set "
-                     "ADAEXPLORE_TUNER_EXECUTABLE to an adaexplore-tuner built elsewhere.")
-  endif()
-  file(WRITE "${stamp_file}" "${sources}")
-  message(STATUS "AdaExplore: built the tuner in ${took} s")
-endfunction()
-
 # The last `max` characters of `text`, indented.
 function(_adaexplore_tail out text max)
   string(LENGTH "${text}" length)
@@ -2070,47 +1350,12 @@ function(_adaexplore_tail out text max)
 endfunction()
 
 # ---------------------------------------------------------------------------------------------
-# Where the header's values come from.
-
-# Asks `adaexplore-tuner device --index ${ADAEXPLORE_DEVICE}` once per configure (and index).
-# `present_out`: TRUE/FALSE; `about_out`: "GPU <index>: <name>, compute capability <cc>", or why
-# there is none. The name and compute capability alone: global properties
-# _ADAEXPLORE_DEVICE_<index>_NAME and _CC.
-function(_adaexplore_device present_out about_out name)
-  _adaexplore_device_index(index)
-  set(p _ADAEXPLORE_DEVICE_${index})
-  get_property(asked GLOBAL PROPERTY ${p}_PRESENT SET)
-  if(NOT asked)
-    _adaexplore_tuner_command(tuner "${name}")
-    execute_process(COMMAND ${tuner} device --index ${index} RESULT_VARIABLE rc OUTPUT_VARIABLE json
-                    ERROR_VARIABLE err TIMEOUT 120)
-    set(gpu "")
-    set(cc "")
-    if(rc EQUAL 0)
-      string(JSON gpu ERROR_VARIABLE json_error GET "${json}" name)
-      string(JSON cc ERROR_VARIABLE json_error GET "${json}" compute_capability)
-      set(present TRUE)
-      set(about "GPU ${index}: ${gpu}, compute capability ${cc}")
-      message(STATUS "AdaExplore: CUDA GPU ${index} (ADAEXPLORE_DEVICE): ${gpu}, compute capability ${cc}")
-    else()
-      set(present FALSE)
-      string(JSON about ERROR_VARIABLE json_error GET "${json}" reason)
-      if(NOT rc EQUAL 3 OR json_error)
-        string(STRIP "${json}${err}" output)
-        list(GET tuner -1 executable)
-        set(about "`${executable} device --index ${index}` failed (exit code ${rc}): ${output}")
-      endif()
-    endif()
-    set_property(GLOBAL PROPERTY ${p}_PRESENT "${present}")
-    set_property(GLOBAL PROPERTY ${p}_ABOUT "${about}")
-    set_property(GLOBAL PROPERTY ${p}_NAME "${gpu}")
-    set_property(GLOBAL PROPERTY ${p}_CC "${cc}")
-  endif()
-  get_property(present GLOBAL PROPERTY ${p}_PRESENT)
-  get_property(about GLOBAL PROPERTY ${p}_ABOUT)
-  set(${present_out} "${present}" PARENT_SCOPE)
-  set(${about_out} "${about}" PARENT_SCOPE)
-endfunction()
+# Where the header's values come from: `adaexplore-tuner configure` decides (tune / the tuning
+# database's stored winner / the pinned header / the defaults; ADAEXPLORE_MODE, the GPU,
+# cross-compiling, the pinned header's check against the call, failures: tuner/src/configure/
+# origin.hpp) and writes the header; the module writes its request and prints its answer's
+# messages. Without a tuner at hand in PINNED mode (none is built for it), the module reads the
+# pinned header's machine line itself (_adaexplore_use_pinned_without_tuner).
 
 # The kernel's pin location, absolute (the file need not exist): PINNED_HEADER, else
 # ${ADAEXPLORE_PINNED_DIR}/<name>.hpp, else pinned/<name>.hpp beside the calling CMakeLists.txt.
@@ -2136,676 +1381,108 @@ function(_adaexplore_database out)
   set(${out} "${database}" PARENT_SCOPE)
 endfunction()
 
-# Where the header's values come from: TUNED (tune), CACHED (the database's stored winner, else
-# the pinned header, else the defaults), PINNED or DEFAULTS. `reason_out`: why not tuned, for the
-# defaults header's comment.
-function(_adaexplore_choose_origin origin_out reason_out name backend pinned archs)
-  _adaexplore_mode(mode)
-  set(reason "")
-  set(no_stored "the tuning database (ADAEXPLORE_DATABASE) holds no tuning of its current spec, sources and device")
-  if(mode STREQUAL "DEFAULTS")
-    set(origin DEFAULTS)
-    set(reason "ADAEXPLORE_MODE is ${ADAEXPLORE_MODE}.")
-  elseif(mode STREQUAL "PINNED")
-    if(NOT EXISTS "${pinned}")
-      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but there is no pinned header ${pinned} (the pin "
-                       "location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR '${ADAEXPLORE_PINNED_DIR}'/${name}.hpp, "
-                       "else pinned/${name}.hpp beside the calling CMakeLists.txt). Tune ${name} on a machine that "
-                       "can, pin it there with `cmake --build <build> --target adaexplore-pin` and commit "
-                       "${name}.hpp, or configure with -DADAEXPLORE_MODE=AUTO.")
-    endif()
-    set(origin PINNED)
-  elseif(CMAKE_CROSSCOMPILING)
-    if(mode STREQUAL "TUNE")
-      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is TUNE but this configure is cross-compiling "
-                       "(CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} ${CMAKE_SYSTEM_PROCESSOR}): ${name} is "
-                       "never tuned on this machine, whose GPU and CPU are not the target's. Tune it on the "
-                       "target (configure there natively) and pin it there with `cmake --build <build> --target "
-                       "adaexplore-pin`, or write its header from the target's tuning database with "
-                       "`adaexplore-tuner header --database <its database> --spec <its build>/_adaexplore/kernels/"
-                       "${name}/spec.json --out <dir>/${name}.hpp`; give that header here as PINNED_HEADER, or "
-                       "as ${name}.hpp in ADAEXPLORE_PINNED_DIR, then configure with -DADAEXPLORE_MODE=PINNED "
-                       "(or AUTO). A merged database does not serve here: CACHED looks up this machine's key "
-                       "(its CPU, its GPU), not the target's.")
-    endif()
-    _adaexplore_note_cross_compiling_once()
-    _adaexplore_cross_stored_usable(usable why "${name}" "${backend}" "${archs}")
-    if(usable)
-      message(STATUS "AdaExplore: ${name}: cross-compiling: ${why}, so the tuning database's stored winner for "
-                     "this machine's GPU may serve")
-      set(origin CACHED)
-      set(reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and ${no_stored}.")
-    else()
-      set(origin DEFAULTS)
-      if(EXISTS "${pinned}")
-        set(origin PINNED)
-      endif()
-      string(CONCAT reason "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning "
-                           "database is not read: ${why}.")
-    endif()
-  elseif(mode STREQUAL "CACHED")
-    set(origin CACHED)
-    set(reason "ADAEXPLORE_MODE is CACHED and ${no_stored}.")
-  elseif(backend STREQUAL "host")
-    set(origin TUNED)
+# TRUE when `list` (a cache variable's value: ALL or a ;-list of kernel names) is ALL or names the kernel.
+function(_adaexplore_listed out name list)
+  if("ALL" IN_LIST list OR name IN_LIST list)
+    set(${out} TRUE PARENT_SCOPE)
   else()
-    _adaexplore_device(gpu about "${name}")
-    if(gpu)
-      set(origin TUNED)
-    elseif(mode STREQUAL "TUNE")
-      _adaexplore_fail("${name}" "ADAEXPLORE_MODE is TUNE but there is no CUDA GPU to tune on: ${about}. "
-                       "Configure on a machine with a GPU, or with -DADAEXPLORE_MODE=AUTO to use pinned "
-                       "headers or the defaults here.")
-    else()
-      _adaexplore_warn_no_gpu_once("${about}")
-      set(reason "No CUDA GPU at configure time: ${about}")
-      set(origin DEFAULTS)
-      if(EXISTS "${pinned}")
-        set(origin PINNED)
-      endif()
-    endif()
-  endif()
-  set(${origin_out} "${origin}" PARENT_SCOPE)
-  set(${reason_out} "${reason}" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_produce_header origin_out name backend kernel_dir header pinned archs)
-  _adaexplore_choose_origin(origin reason "${name}" "${backend}" "${pinned}" "${archs}")
-  set(note "")
-  if(origin STREQUAL "CACHED")
-    _adaexplore_run_cached(found "${name}" "${backend}" "${kernel_dir}" "${header}")
-    if(found)
-      set(origin TUNED)
-    else()
-      set(note "; the tuning database has no stored tuning of its current key")
-      set(origin DEFAULTS)
-      if(EXISTS "${pinned}")
-        set(origin PINNED)
-      endif()
-    endif()
-  elseif(origin STREQUAL "TUNED")
-    _adaexplore_run_tune("${name}" "${backend}" "${kernel_dir}" "${header}" "${pinned}" "${archs}")
-  endif()
-  set(pinned_rejected "")
-  set(checked "")
-  if(origin STREQUAL "PINNED" OR origin STREQUAL "DEFAULTS")
-    _adaexplore_check_untuned(origin pinned_rejected checked "${name}" "${backend}" "${kernel_dir}" "${pinned}"
-                              "${archs}")
-  endif()
-  if(origin STREQUAL "PINNED")
-    _adaexplore_use_pinned("${name}" "${backend}" "${pinned}" "${header}" "${note}")
-  elseif(origin STREQUAL "DEFAULTS")
-    _adaexplore_run_defaults("${name}" "${kernel_dir}" "${header}" "${reason}")
-    _adaexplore_mode(mode)
-    if(mode STREQUAL "DEFAULTS")
-      message(STATUS "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${reason}")
-    else()
-      string(REGEX REPLACE "[. ]+$" "" why "${reason}")
-      set(no_pin "there is no pinned header ${pinned}")
-      if(pinned_rejected)
-        set(no_pin "the pinned header ${pinned} does not fit this call (the warning above says why)")
-      endif()
-      message(WARNING "AdaExplore: ${name}: NOT TUNED, using the DEFAULTS (kTuned = false): ${why}; and ${no_pin}. "
-                      "The build works; the kernel may be slower than tuned. "
-                      "Pin a tuning made where ${name} tunes (`cmake --build <build> --target adaexplore-pin`) "
-                      "and commit it, or set ADAEXPLORE_MODE to DEFAULTS to choose the defaults without this "
-                      "warning.")
-    endif()
-  endif()
-  if(NOT checked STREQUAL "")
-    message(STATUS "${checked}")
-  endif()
-  set(${origin_out} "${origin}" PARENT_SCOPE)
-endfunction()
-
-# The values of a pinned header: `prefix`_NAMESPACE, _KERNEL (its "// Kernel:" line), _NAMES and,
-# per name, _VALUE_<name>; a multi-device header (adaexplore-tuner header: params_for()) gives
-# _ENTRIES (the compute capabilities, 90;80) and _VALUE_<cc>_<name> instead. A header of problem
-# sizes (SIZES: render_sized_header) gives _SIZES (its "// Sizes:" line, "M=512 N=512; M=4096
-# N=4096"; "" without one), _SIZE_LABELS (the kSizes entries' sizes, "M=512 N=512;...") and per
-# entry i (0, 1, ...) _SIZE_VALUES_<i> (its values, in the order of _NAMES); its top-level constants
-# (the first size's) are the _VALUE_<name> as for a single-device header.
-function(_adaexplore_read_pinned prefix file)
-  file(READ "${file}" text)
-  set(sizes "")
-  if(text MATCHES "(^|\n)//[ \t]*Sizes:[ \t]*([^\n]*)")
-    string(STRIP "${CMAKE_MATCH_2}" sizes)
-  endif()
-  string(REPLACE ";" "\n" text "${text}")  # no list separators in the matches below
-  set(kernel "")
-  if(text MATCHES "//[ \t]*Kernel:[ \t]*([A-Za-z_][A-Za-z0-9_]*)")
-    set(kernel "${CMAKE_MATCH_1}")
-  endif()
-  set(size_labels "")
-  if(text MATCHES "kSizes\\[\\][ \t]*=[ \t]*{(.*)\n}")
-    string(REGEX MATCHALL "{{[^}]*}, {[^}]*}},[ \t]*//[ \t]*[^:\n]*" rows "${CMAKE_MATCH_1}")
-    set(i 0)
-    foreach(row IN LISTS rows)
-      string(REGEX MATCH "^{{[^}]*}, {([^}]*)}},[ \t]*//[ \t]*([^:\n]*)" _ "${row}")
-      string(STRIP "${CMAKE_MATCH_2}" label)
-      list(APPEND size_labels "${label}")
-      string(REPLACE "," ";" values "${CMAKE_MATCH_1}")
-      set(entry_values "")
-      foreach(value IN LISTS values)
-        string(STRIP "${value}" value)
-        list(APPEND entry_values "${value}")
-      endforeach()
-      set(${prefix}_SIZE_VALUES_${i} "${entry_values}" PARENT_SCOPE)
-      math(EXPR i "${i} + 1")
-    endforeach()
-  endif()
-  set(${prefix}_SIZES "${sizes}" PARENT_SCOPE)
-  set(${prefix}_SIZE_LABELS "${size_labels}" PARENT_SCOPE)
-  set(space "")
-  if(text MATCHES "(^|\n)[ \t]*namespace[ \t]+([A-Za-z_][A-Za-z0-9_:]*)[ \t]*{")
-    set(space "${CMAKE_MATCH_2}")
-  endif()
-  set(names "")
-  set(entries "")
-  if(text MATCHES "struct Params {([^}]*)}")
-    string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_*]*[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*\n" members "${CMAKE_MATCH_1}")
-    foreach(member IN LISTS members)
-      string(REGEX REPLACE "^.*[ \t]([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n$" "\\1" member "${member}")
-      if(NOT member STREQUAL "tuned")
-        list(APPEND names "${member}")
-      endif()
-    endforeach()
-    string(REGEX MATCHALL "if \\(cc == [0-9]+\\) return Params{[^}]*}" lines "${text}")
-    foreach(line IN LISTS lines)
-      string(REGEX MATCH "cc == ([0-9]+)\\) return Params{[^,}]*,?([^}]*)}" _ "${line}")
-      set(cc "${CMAKE_MATCH_1}")
-      string(REPLACE "," ";" values "${CMAKE_MATCH_2}")
-      list(APPEND entries "${cc}")
-      set(i 0)
-      foreach(value IN LISTS values)
-        string(STRIP "${value}" value)
-        list(LENGTH names count)
-        if(i LESS count)
-          list(GET names ${i} member)
-          set(${prefix}_VALUE_${cc}_${member} "${value}" PARENT_SCOPE)
-        endif()
-        math(EXPR i "${i} + 1")
-      endforeach()
-    endforeach()
-  else()
-    string(REGEX MATCHALL "inline constexpr [A-Za-z_ *]+[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*[^\n]*" lines "${text}")
-    foreach(line IN LISTS lines)
-      string(REGEX MATCH "[ \t]([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[ \t]*([^\n]*)$" _ "${line}")
-      set(member "${CMAKE_MATCH_1}")
-      string(STRIP "${CMAKE_MATCH_2}" value)
-      if(NOT member STREQUAL "kTuned")
-        list(APPEND names "${member}")
-        set(${prefix}_VALUE_${member} "${value}" PARENT_SCOPE)
-      endif()
-    endforeach()
-  endif()
-  set(${prefix}_KERNEL "${kernel}" PARENT_SCOPE)
-  set(${prefix}_NAMESPACE "${space}" PARENT_SCOPE)
-  set(${prefix}_NAMES "${names}" PARENT_SCOPE)
-  set(${prefix}_ENTRIES "${entries}" PARENT_SCOPE)
-endfunction()
-
-# Whether `value` (a header's literal: 64, 64LL, 0.5, "text") is one of the spec's values of the
-# parameter at JSON `param` ({"name", "values"} or {"name", "range"}). `list_out`: the values, for
-# messages. Integers compare as numbers; other numbers as text, since CMake compares no fractions:
-# `undecided_out` is then TRUE and the tuner's check decides.
-function(_adaexplore_value_in_param found_out undecided_out list_out param value)
-  string(REGEX REPLACE "LL$" "" value "${value}")
-  set(${undecided_out} FALSE PARENT_SCOPE)
-  set(integer "^-?[0-9]+$")
-  string(JSON range ERROR_VARIABLE no_range GET "${param}" range)
-  if(NOT no_range)
-    string(JSON from GET "${range}" from)
-    string(JSON to GET "${range}" to)
-    string(JSON step GET "${range}" step)
-    set(${list_out} "RANGE ${from} ${to} ${step}" PARENT_SCOPE)
-    set(found FALSE)
-    if(value MATCHES "${integer}" AND NOT value LESS from AND NOT value GREATER to)
-      math(EXPR offset "(${value} - ${from}) % ${step}")
-      if(offset EQUAL 0)
-        set(found TRUE)
-      endif()
-    endif()
-    set(${found_out} ${found} PARENT_SCOPE)
-    return()
-  endif()
-  string(JSON count LENGTH "${param}" values)
-  set(all "")
-  set(found FALSE)
-  set(undecided FALSE)
-  math(EXPR last "${count} - 1")
-  foreach(i RANGE ${last})
-    string(JSON v GET "${param}" values ${i})
-    list(APPEND all "${v}")
-    if(v STREQUAL value OR (v MATCHES "${integer}" AND value MATCHES "${integer}" AND v EQUAL value))
-      set(found TRUE)
-    elseif(NOT v MATCHES "${integer}" OR NOT value MATCHES "${integer}")
-      set(undecided TRUE)
-    endif()
-  endforeach()
-  string(REPLACE ";" " " all "${all}")
-  set(${list_out} "${all}" PARENT_SCOPE)
-  set(${found_out} ${found} PARENT_SCOPE)
-  if(NOT found AND undecided AND NOT value MATCHES "^\"")
-    set(${found_out} TRUE PARENT_SCOPE)
-    set(${undecided_out} TRUE PARENT_SCOPE)
+    set(${out} FALSE PARENT_SCOPE)
   endif()
 endfunction()
 
-# Checks a pinned header against the call: the kernel (namespace, "// Kernel:" line), the parameter
-# set, the problem sizes (its "// Sizes:" line is the call's SIZES, in their order; none without
-# SIZES), and each value among the PARAMS values (a header of sizes: every kSizes entry's too).
-# `problem_out`: what does not fit, naming the header and the parameter ("" when it fits);
-# `config_out`: its values as NAME=VALUE,... for the tuner's check of the constraints and launch
-# limits (a multi-device header: the entry of the first target architecture, "" when it has none;
-# a header of sizes: its top-level constants, the first size's).
-function(_adaexplore_check_pinned problem_out config_out name pinned spec_file archs)
-  set(${problem_out} "" PARENT_SCOPE)
-  set(${config_out} "" PARENT_SCOPE)
-  file(READ "${spec_file}" spec)
-  string(JSON expected_space ERROR_VARIABLE none GET "${spec}" namespace)
-  if(none)
-    set(expected_space "adaexplore::${name}")
-  endif()
-  _adaexplore_read_pinned(pin "${pinned}")
-  set(header "the pinned header ${pinned}")
-  if(pin_NAMESPACE STREQUAL "")
-    set(${problem_out} "${header} declares no namespace: it is not a header AdaExplore wrote" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT pin_NAMESPACE STREQUAL expected_space)
-    set(of "")
-    if(NOT pin_KERNEL STREQUAL "")
-      set(of " (its // Kernel: line: ${pin_KERNEL})")
-    endif()
-    string(CONCAT _adaexplore_text "${header} is of namespace ${pin_NAMESPACE}${of}, not ${expected_space}: it is "
-                                   "another "
-                                   "kernel's header")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT pin_KERNEL STREQUAL "" AND NOT pin_KERNEL STREQUAL name)
-    string(CONCAT _adaexplore_text "${header} was written for the kernel ${pin_KERNEL} (its // Kernel: line), not "
-                                   "${name}"
-                                   )
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  string(JSON count LENGTH "${spec}" parameters)
-  math(EXPR last "${count} - 1")
-  set(names "")
-  foreach(i RANGE ${last})
-    string(JSON param GET "${spec}" parameters ${i})
-    string(JSON param_name GET "${param}" name)
-    list(APPEND names "${param_name}")
-    set(param_${param_name} "${param}")
-  endforeach()
-  string(REPLACE ";" ", " known "${names}")
-  foreach(param_name IN LISTS names)
-    if(NOT param_name IN_LIST pin_NAMES)
-      string(CONCAT _adaexplore_text "${header} has no value for the parameter ${param_name} (PARAMS: ${known}): it "
-                                     "was pinned "
-                                     "from another parameter set")
-      set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-  foreach(member IN LISTS pin_NAMES)
-    if(NOT member IN_LIST names)
-      string(CONCAT _adaexplore_text "${header} sets ${member}, which is not a parameter of PARAMS (${known}): it "
-                                     "was pinned "
-                                     "from another parameter set")
-      set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-      return()
-    endif()
-  endforeach()
-  _adaexplore_spec_size_labels(expected_sizes "${spec}")
-  string(REPLACE ";" "; " expected_text "${expected_sizes}")
-  if(NOT expected_sizes STREQUAL "" AND pin_SIZES STREQUAL "")
-    string(CONCAT _adaexplore_text "${header} has no // Sizes: line: it was pinned without SIZES, and this call "
-                                   "tunes the sizes ${expected_text}: re-pin it after tuning these sizes")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT expected_sizes STREQUAL "" AND NOT pin_SIZES STREQUAL expected_text)
-    string(CONCAT _adaexplore_text "${header} was tuned for the sizes ${pin_SIZES} (its // Sizes: line), not "
-                                   "${expected_text}: re-pin it after tuning these sizes")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(expected_sizes STREQUAL "" AND NOT pin_SIZES STREQUAL "")
-    string(REPLACE "; " ";" pinned_sizes "${pin_SIZES}")
-    set(quoted "")
-    foreach(size IN LISTS pinned_sizes)
-      string(APPEND quoted " \"${size}\"")
-    endforeach()
-    string(CONCAT _adaexplore_text "${header} was tuned for the sizes ${pin_SIZES} (its // Sizes: line), but this "
-                                   "call has no SIZES: add SIZES${quoted} to the call, or re-pin it after tuning "
-                                   "without SIZES")
-    set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  set(entries "")  # "-" for the single-device header's values
-  if(pin_ENTRIES)
-    set(entries ${pin_ENTRIES})
-  else()
-    set(entries "-")
-    list(LENGTH pin_SIZE_LABELS size_entries)
-    if(size_entries GREATER 0)
-      math(EXPR last_size "${size_entries} - 1")
-      foreach(i RANGE ${last_size})
-        list(APPEND entries "#${i}")  # the kSizes entry i
-      endforeach()
-    endif()
-  endif()
-  set(config "")
-  set(first_cc "")
-  if(archs MATCHES "^sm_([0-9]+)")
-    set(first_cc "${CMAKE_MATCH_1}")
-  endif()
-  foreach(entry IN LISTS entries)
-    set(assignment "")
-    foreach(param_name IN LISTS names)
-      if(entry STREQUAL "-")
-        set(value "${pin_VALUE_${param_name}}")
-        set(where "${header} sets ${param_name} = ${value}")
-      elseif(entry MATCHES "^#([0-9]+)$")
-        set(i "${CMAKE_MATCH_1}")
-        list(GET pin_SIZE_LABELS ${i} label)
-        list(LENGTH pin_SIZE_VALUES_${i} given)
-        list(LENGTH pin_NAMES wanted)
-        if(NOT given EQUAL wanted)
-          string(CONCAT _adaexplore_text "the kSizes entry for the size ${label} of ${header} has ${given} values "
-                                         "for its ${wanted} parameters: it is not a header AdaExplore wrote")
-          set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-          return()
-        endif()
-        list(FIND pin_NAMES "${param_name}" at)
-        list(GET pin_SIZE_VALUES_${i} ${at} value)
-        set(where "${header} sets ${param_name} = ${value} for the size ${label}")
-      else()
-        set(value "${pin_VALUE_${entry}_${param_name}}")
-        set(where "${header} sets ${param_name} = ${value} for compute capability ${entry}")
-      endif()
-      _adaexplore_value_in_param(found undecided values "${param_${param_name}}" "${value}")
-      if(NOT found)
-        string(CONCAT _adaexplore_text "${where}, which is not among the values PARAMS gives ${param_name} (${values})"
-                                       )
-        set(${problem_out} "${_adaexplore_text}" PARENT_SCOPE)
-        return()
-      endif()
-      string(REGEX REPLACE "LL$" "" value "${value}")
-      list(APPEND assignment "${param_name}=${value}")
-    endforeach()
-    if(entry STREQUAL "-" OR entry STREQUAL first_cc)
-      string(JOIN "," config ${assignment})
-    endif()
-  endforeach()
-  set(${config_out} "${config}" PARENT_SCOPE)
-endfunction()
-
-# The labels of the spec's "sizes" ("M=512 N=512 K=512;M=4096 N=4096 K=4096", as the tuner writes
-# them in a header's "// Sizes:" line, there joined by "; "); "" without sizes.
-function(_adaexplore_spec_size_labels out spec)
-  set(labels "")
-  string(JSON count ERROR_VARIABLE none LENGTH "${spec}" sizes values)
-  if(NOT none AND count GREATER 0)
-    string(JSON dimensions LENGTH "${spec}" sizes names)
-    math(EXPR last_size "${count} - 1")
-    math(EXPR last_dimension "${dimensions} - 1")
-    foreach(i RANGE ${last_size})
-      set(pieces "")
-      foreach(k RANGE ${last_dimension})
-        string(JSON dimension GET "${spec}" sizes names ${k})
-        string(JSON value GET "${spec}" sizes values ${i} ${k})
-        list(APPEND pieces "${dimension}=${value}")
-      endforeach()
-      string(JOIN " " label ${pieces})
-      list(APPEND labels "${label}")
-    endforeach()
-  endif()
-  set(${out} "${labels}" PARENT_SCOPE)
-endfunction()
-
-# A pinned header that does not fit the call: an error in PINNED mode, else a warning, and the
-# kernel gets its DEFAULTS.
-function(_adaexplore_reject_pinned origin_out name pinned problem)
+# _adaexplore_configure_kernel(<origin_out> NAME <name> BACKEND <backend> KERNEL_DIR <dir>
+#                              HEADER <file> PINNED <file> [ARCHS <sm_XX>...])
+# Produces the kernel's header; `origin_out`: TUNED, PINNED or DEFAULTS. One `configure` call; its
+# STATUS lines (and a tuning's progress lines) show as they come, its other messages after it,
+# a FATAL one as this call's error.
+function(_adaexplore_configure_kernel origin_out)
+  cmake_parse_arguments(PARSE_ARGV 1 k "" "NAME;BACKEND;KERNEL_DIR;HEADER;PINNED" "ARCHS")
   _adaexplore_mode(mode)
-  if(mode STREQUAL "PINNED")
-    _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but ${problem}. Pin a tuning of this call (tune it where "
-                     "it tunes, then `cmake --build <build> --target adaexplore-pin`), or fix or remove ${pinned} "
-                     "(the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR/${name}.hpp, else "
-                     "pinned/${name}.hpp beside the calling CMakeLists.txt).")
-  endif()
-  message(WARNING "AdaExplore: ${name}: NOT USING its pinned header: ${problem}. ${name} gets its "
-                  "DEFAULTS instead (kTuned = false). Pin a tuning of this call (`cmake --build <build> --target "
-                  "adaexplore-pin` where it tunes), or fix or remove the header; with -DADAEXPLORE_MODE=PINNED this "
-                  "is an error.")
-  set(${origin_out} DEFAULTS PARENT_SCOPE)
-endfunction()
-
-# A kernel that is not tuned here (PINNED or DEFAULTS origin): the pinned header checked against
-# the call, then `adaexplore-tuner check` (where a tuner is at hand; in PINNED mode none is built
-# for it): spec, template, constraints and launch limits of the defaults and the pinned values, and
-# the defaults and pinned values compiled for each target architecture (cuda; host: nothing
-# compiled). A passed check is not repeated while its inputs are unchanged (check.stamp).
-# `origin_var` may become DEFAULTS; `rejected_out`: TRUE when the pinned header was set aside.
-function(_adaexplore_check_untuned origin_var rejected_out report_out name backend kernel_dir pinned archs)
-  set(origin "${${origin_var}}")
-  set(${rejected_out} FALSE PARENT_SCOPE)
-  set(${report_out} "" PARENT_SCOPE)
-  _adaexplore_mode(mode)
-  set(config "")
-  if(origin STREQUAL "PINNED")
-    _adaexplore_check_pinned(problem config "${name}" "${pinned}" "${kernel_dir}/spec.json" "${archs}")
-    if(NOT problem STREQUAL "")
-      _adaexplore_reject_pinned(origin "${name}" "${pinned}" "${problem}")
-      set(${rejected_out} TRUE PARENT_SCOPE)
-      set(${origin_var} "${origin}" PARENT_SCOPE)
-      set(config "")
-    endif()
-  endif()
   _adaexplore_tuner_at_hand(at_hand)
   if(mode STREQUAL "PINNED" AND NOT at_hand)
-    string(CONCAT _adaexplore_text "AdaExplore: ${name}: the pinned header's kernel, parameters and values checked "
-                                   "against the call; its constraints, launch limits and compiles are not (no tuner "
-                                   "in this build tree, and PINNED mode builds none)")
-    set(${report_out} "${_adaexplore_text}" PARENT_SCOPE)
+    _adaexplore_use_pinned_without_tuner("${k_NAME}" "${k_KERNEL_DIR}" "${k_HEADER}" "${k_PINNED}")
+    set(${origin_out} PINNED PARENT_SCOPE)
     return()
   endif()
-  _adaexplore_tuner_command(tuner "${name}")
-  set(command ${tuner} check --spec "${kernel_dir}/spec.json")
-  foreach(arch IN LISTS archs)
-    list(APPEND command --arch "${arch}")
+  _adaexplore_database(database)
+  _adaexplore_listed(retune "${k_NAME}" "${ADAEXPLORE_RETUNE}")
+  _adaexplore_listed(profile "${k_NAME}" "${ADAEXPLORE_PROFILE}")
+  set(index "${ADAEXPLORE_DEVICE}")
+  if(index STREQUAL "")
+    set(index 0)
+  endif()
+  get_filename_component(generated "${k_HEADER}" DIRECTORY)
+  set(request "{}")
+  foreach(pair "kernel;${k_NAME}" "backend;${k_BACKEND}" "spec;${k_KERNEL_DIR}/spec.json" "kernel_dir;${k_KERNEL_DIR}"
+               "header;${k_HEADER}" "generated;${generated}" "database;${database}"
+               "database_setting;${ADAEXPLORE_DATABASE}" "mode;${mode}" "mode_setting;${ADAEXPLORE_MODE}"
+               "pinned;${k_PINNED}" "pinned_dir_setting;${ADAEXPLORE_PINNED_DIR}" "system_name;${CMAKE_SYSTEM_NAME}"
+               "system_processor;${CMAKE_SYSTEM_PROCESSOR}" "host_processor;${CMAKE_HOST_SYSTEM_PROCESSOR}")
+    list(GET pair 0 key)
+    list(SUBLIST pair 1 -1 value)
+    _adaexplore_json_string(value "${value}")
+    string(JSON request SET "${request}" ${key} "${value}")
   endforeach()
-  if(NOT config STREQUAL "")
-    list(APPEND command --config "${config}" --config-from "the pinned header ${pinned}")
+  set(cross_compiling FALSE)
+  if(CMAKE_CROSSCOMPILING)
+    set(cross_compiling TRUE)
   endif()
-  if(backend STREQUAL "host")
-    list(APPEND command --no-compile)  # a host kernel tunes where it is configured natively
-  endif()
-  set(key "${command}\n")
-  foreach(file "${kernel_dir}/spec.json" "${pinned}")
-    if(EXISTS "${file}")
-      file(SHA256 "${file}" hash)
-      string(APPEND key "${hash}\n")
-    endif()
+  foreach(flag retune profile cross_compiling)  # JSON true/false
+    string(TOLOWER "${${flag}}" value)
+    string(JSON request SET "${request}" ${flag} "${value}")
   endforeach()
-  file(READ "${kernel_dir}/spec.json" spec)
-  foreach(member template kernel_source benchmark)  # the ones the spec has
-    string(JSON file ERROR_VARIABLE absent GET "${spec}" ${member})
-    if(NOT absent)
-      file(SHA256 "${file}" hash)
-      string(APPEND key "${member} ${hash}\n")
+  get_property(said GLOBAL PROPERTY _ADAEXPLORE_SAID)
+  _adaexplore_json_strings(said ${said})
+  _adaexplore_json_strings(archs ${k_ARCHS})
+  get_property(device GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index})  # asked by an earlier kernel
+  string(JSON request SET "${request}" said "${said}")
+  string(JSON request SET "${request}" archs "${archs}")
+  string(JSON request SET "${request}" device_index "${index}")
+  if(device)
+    string(JSON request SET "${request}" device "${device}")
+  endif()
+  set(request_file "${k_KERNEL_DIR}/configure-request.json")
+  set(answer_file "${k_KERNEL_DIR}/configure-answer.json")
+  file(WRITE "${request_file}" "${request}\n")
+  file(REMOVE "${answer_file}")
+  _adaexplore_tuner_command(tuner "${k_NAME}")
+  execute_process(COMMAND ${tuner} configure --request "${request_file}" --answer "${answer_file}"
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE errors ECHO_OUTPUT_VARIABLE)
+  if(NOT rc EQUAL 0 OR NOT EXISTS "${answer_file}")
+    _adaexplore_tail(tail "${errors}" 3000)
+    string(JOIN " " shown ${tuner} configure --request "${request_file}" --answer "${answer_file}")
+    _adaexplore_fail("${k_NAME}" "`adaexplore-tuner configure` failed (exit code ${rc}); a tuner older than this "
+                     "AdaExplore.cmake has no configure command: use the tuner of the same version "
+                     "(ADAEXPLORE_TUNER_EXECUTABLE).\nCommand: ${shown}\nIts messages:\n${tail}")
+  endif()
+  file(READ "${answer_file}" answer)
+  string(JSON device ERROR_VARIABLE none GET "${answer}" device)
+  if(NOT none)
+    set_property(GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index} "${device}")
+  endif()
+  string(JSON count LENGTH "${answer}" messages)
+  set(i 0)
+  while(i LESS count)
+    string(JSON level GET "${answer}" messages ${i} level)
+    string(JSON text GET "${answer}" messages ${i} text)
+    string(JSON shown GET "${answer}" messages ${i} shown)
+    string(JSON once ERROR_VARIABLE none GET "${answer}" messages ${i} once)
+    if(NOT none)
+      set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_SAID "${once}")
     endif()
-  endforeach()
-  string(SHA256 key "${key}")
-  set(stamp "${kernel_dir}/check.stamp")
-  if(EXISTS "${stamp}")
-    file(READ "${stamp}" old)
-    if(old MATCHES "^${key}\n(.*)$")
-      string(CONCAT _adaexplore_text "AdaExplore: ${name}: checked without tuning (unchanged since an earlier "
-                                     "configure): "
-                                     "${CMAKE_MATCH_1}")
-      set(${report_out} "${_adaexplore_text}" PARENT_SCOPE)
-      return()
+    if(level STREQUAL "FATAL")
+      _adaexplore_fail("${k_NAME}" "${text}")
+    elseif(NOT shown)
+      message(${level} "${text}")
     endif()
+    math(EXPR i "${i} + 1")
+  endwhile()
+  string(JSON retuned GET "${answer}" retuned)
+  if(retuned)
+    set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RETUNED "${k_NAME}")
   endif()
-  file(REMOVE "${stamp}")
-  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(rc EQUAL 4 AND NOT config STREQUAL "")
-    string(STRIP "${err}" err)
-    string(REGEX REPLACE "^adaexplore-tuner check: [A-Za-z0-9_]+: " "" err "${err}")
-    _adaexplore_reject_pinned(origin "${name}" "${pinned}" "${err}")
-    set(${rejected_out} TRUE PARENT_SCOPE)
-    set(${origin_var} "${origin}" PARENT_SCOPE)
-    return()
-  elseif(NOT rc EQUAL 0)
-    string(JOIN " " shown ${command})
-    _adaexplore_tail(tail "${err}${out}" 3000)
-    if(rc EQUAL 1)
-      string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
-                        "${kernel_dir}/spec.json is written from this call's arguments). A tuning on a GPU stops "
-                        "with the same error, and no ADAEXPLORE_MODE avoids it.")
-    elseif(rc EQUAL 5)
-      string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
-                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
-                      "writable folders and that the disk has space.")
-    elseif(rc EQUAL 2)
-      string(CONCAT fix "the DEFAULTS do not compile, or exceed the target's limits (the message says which "
-                        "architecture): a tuning on a GPU fails the same way. Fix the kernel, the benchmark or "
-                        "the DEFAULTS; every ADAEXPLORE_MODE that uses the defaults or a pinned header checks them.")
-    else()
-      set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
-    endif()
-    _adaexplore_fail("${name}" "checking it without tuning failed with exit code ${rc}: ${fix}\n"
-                     "Command: ${shown}\nIts message:\n${tail}")
-  endif()
-  set(summary "")
-  if(out MATCHES "check passed: ([^\n]*)")
-    set(summary "${CMAKE_MATCH_1}")
-  endif()
-  set(report "AdaExplore: ${name}: checked without tuning: ${summary}")
-  string(REGEX MATCHALL "\\[adaexplore\\] [A-Za-z0-9_]+: check: [^\n]*" lines "${out}")
-  foreach(line IN LISTS lines)  # the ptxas report per architecture
-    string(REGEX REPLACE "^\\[adaexplore\\] [A-Za-z0-9_]+: check: " "" line "${line}")
-    string(APPEND report "\n   ${line}")
-  endforeach()
-  set(${report_out} "${report}" PARENT_SCOPE)
-  file(WRITE "${stamp}" "${key}\n${summary}")
-endfunction()
-
-function(_adaexplore_warn_no_gpu_once about)
-  get_property(warned GLOBAL PROPERTY _ADAEXPLORE_WARNED_NO_GPU)
-  if(warned)
-    return()
-  endif()
-  set_property(GLOBAL PROPERTY _ADAEXPLORE_WARNED_NO_GPU TRUE)
-  message(WARNING "AdaExplore: no CUDA GPU at configure time (${about}). CUDA kernels are NOT TUNED in this "
-                  "configure: each uses its pinned header (PINNED_HEADER, or <name>.hpp in ADAEXPLORE_PINNED_DIR) "
-                  "where there is one, else its DEFAULTS (kTuned = false). The build works; the kernels may be "
-                  "slower than tuned ones. Configure on a machine with a GPU to tune, or set ADAEXPLORE_MODE to "
-                  "PINNED or DEFAULTS to choose this explicitly without this warning.")
-endfunction()
-
-# Cross-compiling: whether the tuning database's stored winner for this machine's key may serve the
-# target. The key names this machine's device: for host kernels its CPU (never the target's, and
-# the target's CPU is unknown here); for cuda kernels its GPU, which may serve only a target of
-# the same architecture: this GPU's compute capability must be that of the first target
-# architecture (ARCH, CMAKE_CUDA_ARCHITECTURES). `why_out`: why, or why not, in words.
-function(_adaexplore_cross_stored_usable usable_out why_out name backend archs)
-  set(${usable_out} FALSE PARENT_SCOPE)
-  if(backend STREQUAL "host")
-    string(CONCAT _adaexplore_text "its stored tunings are of this machine's CPU (${CMAKE_HOST_SYSTEM_PROCESSOR}), "
-                                   "not the "
-                                   "target's (${CMAKE_SYSTEM_PROCESSOR})")
-    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  if(archs STREQUAL "")
-    string(CONCAT _adaexplore_text "no target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES) says whether this "
-                                   "machine's GPU is of "
-                                   "the target's")
-    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  list(GET archs 0 arch)
-  _adaexplore_device(gpu about "${name}")
-  if(NOT gpu)
-    set(${why_out} "this machine has no GPU (${about}), so it has no key to look up" PARENT_SCOPE)
-    return()
-  endif()
-  _adaexplore_device_index(index)
-  get_property(cc GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_CC)
-  string(REPLACE "." "" cc_digits "${cc}")
-  string(REGEX REPLACE "^sm_([0-9]+).*$" "\\1" arch_digits "${arch}")
-  if(cc_digits STREQUAL arch_digits)
-    set(${usable_out} TRUE PARENT_SCOPE)
-    set(${why_out} "this machine's ${about} has the target architecture ${arch}" PARENT_SCOPE)
-  else()
-    string(CONCAT _adaexplore_text "its stored tunings are of this machine's ${about}, and the target architecture "
-                                   "is ${arch}"
-                                   )
-    set(${why_out} "${_adaexplore_text}" PARENT_SCOPE)
-  endif()
-endfunction()
-
-function(_adaexplore_note_cross_compiling_once)
-  get_property(noted GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING)
-  if(noted)
-    return()
-  endif()
-  set_property(GLOBAL PROPERTY _ADAEXPLORE_NOTED_CROSS_COMPILING TRUE)
-  message(STATUS "AdaExplore: cross-compiling (CMAKE_CROSSCOMPILING, for ${CMAKE_SYSTEM_NAME} "
-                 "${CMAKE_SYSTEM_PROCESSOR}): no kernel is tuned in this configure, since this machine's GPU and "
-                 "CPU are not the target's. Each kernel uses its pinned header, else its DEFAULTS; a CUDA kernel "
-                 "uses the tuning database's stored winner first, but only where this machine's GPU has the "
-                 "target architecture (ARCH, CMAKE_CUDA_ARCHITECTURES).")
-endfunction()
-
-# Copies the pinned header (only when different) and says what it was tuned on; warns when that
-# is not the GPU this configure sees.
-function(_adaexplore_use_pinned name backend pinned header note)
-  configure_file("${pinned}" "${header}" COPYONLY)
-  file(STRINGS "${pinned}" device_lines REGEX "^//[ \t]*Device:")
-  set(recorded "")
-  foreach(line IN LISTS device_lines)
-    string(REGEX REPLACE "^//[ \t]*Device:[ \t]*" "" line "${line}")
-    if(line MATCHES "^(.*, compute capability [0-9.]+)")  # drops SMs, driver, runtime
-      set(line "${CMAKE_MATCH_1}")
-    endif()
-    list(APPEND recorded "${line}")
-  endforeach()
-  list(REMOVE_DUPLICATES recorded)  # a header of problem sizes: one line per size
-  set(tuned_on "")
-  if(recorded)
-    string(JOIN "; " tuned_on ${recorded})
-    set(tuned_on " (tuned on ${tuned_on})")
-  endif()
-  message(STATUS "AdaExplore: ${name}: NOT TUNED here, using the pinned header ${pinned}${tuned_on}${note}")
-  if(backend STREQUAL "cuda" AND recorded AND NOT CMAKE_CROSSCOMPILING)
-    _adaexplore_tuner_at_hand(at_hand)
-    if(NOT at_hand)
-      return()  # the tuner is not built for this check alone
-    endif()
-    _adaexplore_device(gpu about "${name}")
-    if(NOT gpu)
-      return()
-    endif()
-    _adaexplore_device_index(index)
-    get_property(gpu_name GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_NAME)
-    get_property(gpu_cc GLOBAL PROPERTY _ADAEXPLORE_DEVICE_${index}_CC)
-    foreach(line IN LISTS recorded)
-      if("${line}" STREQUAL "${gpu_name}, compute capability ${gpu_cc}")
-        return()
-      endif()
-    endforeach()
-    string(JOIN "; " recorded_text ${recorded})
-    message(WARNING "AdaExplore: ${name}: the pinned header ${pinned} was tuned on ${recorded_text}, but this "
-                    "configure sees ${about} (ADAEXPLORE_DEVICE). Its values may be slow or fail to launch here. "
-                    "To tune on this GPU, configure with -DADAEXPLORE_MODE=AUTO; then `cmake --build <build> "
-                    "--target adaexplore-pin` pins the new tuning.")
-  endif()
+  string(JSON origin GET "${answer}" origin)
+  set(${origin_out} "${origin}" PARENT_SCOPE)
 endfunction()
 
 # TRUE when running the tuner needs no build of it first.
@@ -2820,172 +1497,95 @@ function(_adaexplore_tuner_at_hand out)
   endif()
 endfunction()
 
-# The `tune` command line for a kernel: spec, database, header and, for cuda, the device. The
-# tuned headers' folder (every kernel's of this build tree) is --generated: headers there are
-# outputs, left out of the results' key when a template or benchmark includes one.
-function(_adaexplore_tune_command out name backend kernel_dir header)
-  _adaexplore_tuner_command(tuner "${name}")
-  _adaexplore_database(database)
-  get_filename_component(generated "${header}" DIRECTORY)
-  set(command ${tuner} tune --spec "${kernel_dir}/spec.json" --database "${database}" --header "${header}"
-      --generated "${generated}" --report "${kernel_dir}/report.html")
-  if(backend STREQUAL "cuda")
-    _adaexplore_device_index(index)
-    list(APPEND command --device ${index})
-    _adaexplore_listed(profile "${name}" "${ADAEXPLORE_PROFILE}")
-    if(profile)
-      list(APPEND command --profile)
-    endif()
+# PINNED mode without a tuner (none is built for it): the pinned header's machine line checked
+# against the spec (namespace, kernel, parameters, sizes, values), then the header copied. The
+# tuner's `configure` checks the same and more (the constraints, launch limits and compiles, the
+# GPU it was tuned on).
+function(_adaexplore_use_pinned_without_tuner name kernel_dir header pinned)
+  set(where "the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR/${name}.hpp, else pinned/${name}.hpp beside the calling CMakeLists.txt")
+  if(NOT EXISTS "${pinned}")
+    _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but there is no pinned header ${pinned} (the pin "
+                     "location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR '${ADAEXPLORE_PINNED_DIR}'/${name}.hpp, "
+                     "else pinned/${name}.hpp beside the calling CMakeLists.txt). Tune ${name} on a machine that "
+                     "can, pin it there with `cmake --build <build> --target adaexplore-pin` and commit "
+                     "${name}.hpp, or configure with -DADAEXPLORE_MODE=AUTO.")
   endif()
-  set(${out} "${command}" PARENT_SCOPE)
+  _adaexplore_pinned_problem(problem "${name}" "${kernel_dir}/spec.json" "${pinned}")
+  if(NOT problem STREQUAL "")
+    _adaexplore_fail("${name}" "ADAEXPLORE_MODE is PINNED but ${problem}. Pin a tuning of this call (tune it where "
+                     "it tunes, then `cmake --build <build> --target adaexplore-pin`), or fix or remove ${pinned} "
+                     "(${where}).")
+  endif()
+  configure_file("${pinned}" "${header}" COPYONLY)
+  message(STATUS "AdaExplore: ${name}: NOT TUNED here, using the pinned header ${pinned}")
+  message(STATUS "AdaExplore: ${name}: the pinned header's kernel, parameters and values checked against the call; "
+                 "its constraints, launch limits and compiles are not (no tuner in this build tree, and PINNED mode "
+                 "builds none)")
 endfunction()
 
-# TRUE when `list` (a cache variable's value: ALL or a ;-list of kernel names) is ALL or names the kernel.
-function(_adaexplore_listed out name list)
-  if("ALL" IN_LIST list OR name IN_LIST list)
-    set(${out} TRUE PARENT_SCOPE)
+# What in the pinned header's machine line does not fit the spec ("" when it fits): its namespace,
+# kernel, sizes and each parameter's value (tuner/src/configure/pinned_header.cpp checks the same,
+# with the sizes and values named, where a tuner is at hand).
+function(_adaexplore_pinned_problem out name spec_file pinned)
+  set(header "the pinned header ${pinned}")
+  file(STRINGS "${pinned}" line REGEX "^// adaexplore: " LIMIT_COUNT 1)
+  string(REGEX REPLACE "^// adaexplore: " "" line "${line}")
+  string(JSON space ERROR_VARIABLE no_line GET "${line}" namespace)
+  string(JSON kernel ERROR_VARIABLE no_kernel GET "${line}" kernel)
+  file(READ "${spec_file}" spec)
+  string(JSON expected ERROR_VARIABLE none GET "${spec}" namespace)
+  if(none)
+    set(expected "adaexplore::${name}")
+  endif()
+  string(JSON sizes ERROR_VARIABLE no_sizes GET "${spec}" sizes)
+  string(JSON pinned_sizes ERROR_VARIABLE no_pinned_sizes GET "${line}" sizes)
+  set(problem "")
+  if(no_line)
+    set(problem "${header} has no machine line ('// adaexplore: {...}', which every header written since 2026-12-06 "
+                "carries and which is all that is read of a pinned header): regenerate it with `adaexplore-tuner header "
+                "--database <its database> --spec <build>/_adaexplore/kernels/${name}/spec.json --out ${pinned}`, pin a "
+                "new tuning (`cmake --build <build> --target adaexplore-pin`), or add the line from its own values with "
+                "tools/add-machine-line.py ${pinned}")
+  elseif(NOT space STREQUAL expected)
+    set(problem "${header} is of namespace ${space}, not ${expected}: it is another kernel's header")
+  elseif(NOT no_kernel AND NOT kernel STREQUAL name)
+    set(problem "${header} was written for the kernel ${kernel} (its // Kernel: line), not ${name}")
+  elseif(NOT no_sizes STREQUAL no_pinned_sizes)
+    set(problem "${header} was tuned for other problem sizes than this call's SIZES: re-pin it after tuning these sizes")
   else()
-    set(${out} FALSE PARENT_SCOPE)
+    string(JSON count LENGTH "${spec}" parameters)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON param_name GET "${spec}" parameters ${i} name)
+      string(JSON value ERROR_VARIABLE missing GET "${line}" config "${param_name}")
+      set(values "")
+      string(JSON n ERROR_VARIABLE range GET "${spec}" parameters ${i} values)
+      if(range)  # RANGE <from> <to> (its step is not checked here)
+        string(JSON from GET "${spec}" parameters ${i} range from)
+        string(JSON to GET "${spec}" parameters ${i} range to)
+        if(value MATCHES "^-?[0-9]+$" AND NOT value LESS from AND NOT value GREATER to)
+          set(values "${value}")
+        endif()
+      else()
+        string(JSON n LENGTH "${spec}" parameters ${i} values)
+        math(EXPR n "${n} - 1")
+        foreach(j RANGE ${n})
+          string(JSON v GET "${spec}" parameters ${i} values ${j})
+          list(APPEND values "${v}")
+        endforeach()
+      endif()
+      if(missing)
+        set(problem "${header} has no value for the parameter ${param_name}: it was pinned from another parameter set")
+      elseif(NOT value IN_LIST values)
+        set(problem "${header} sets ${param_name} = ${value}, which is not among the values PARAMS gives ${param_name}")
+      endif()
+      if(problem)
+        break()
+      endif()
+    endforeach()
   endif()
-endfunction()
-
-# TRUE when ADAEXPLORE_RETUNE is ALL or names the kernel.
-function(_adaexplore_retune_requested out name)
-  _adaexplore_listed(listed "${name}" "${ADAEXPLORE_RETUNE}")
-  set(${out} ${listed} PARENT_SCOPE)
-endfunction()
-
-# The report(s) a tuning of the kernel wrote (tune --report <kernel_dir>/report.html; a kernel
-# with SIZES: report.<size>.html per size), for the status line.
-function(_adaexplore_reports out kernel_dir)
-  file(GLOB reports "${kernel_dir}/report.html" "${kernel_dir}/report.*.html")
-  list(JOIN reports ", " reports)
-  set(${out} "${reports}" PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_run_tune name backend kernel_dir header pinned archs)
-  _adaexplore_tune_command(command "${name}" "${backend}" "${kernel_dir}" "${header}")
-  _adaexplore_retune_requested(retune "${name}")
-  set(what "tuning")
-  if(retune)
-    list(APPEND command --retune)
-    set(what "RETUNING from scratch (ADAEXPLORE_RETUNE; the stored results of its current key are set aside)")
-  endif()
-  set(where "the CPU")
-  if(backend STREQUAL "cuda")
-    _adaexplore_device(gpu where "${name}")
-  endif()
-  _adaexplore_database(database)
-  # The tuning writes its report(s) afresh: none of an earlier configure (another SIZES) is named.
-  file(GLOB stale_reports "${kernel_dir}/report.html" "${kernel_dir}/report.*.html")
-  if(stale_reports)
-    file(REMOVE ${stale_reports})
-  endif()
-  message(STATUS "AdaExplore: ${name}: ${what} on ${where} (database ${database})")
-  # The progress lines (stdout) as they come; the messages (stderr) once: in the error, or after.
-  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE messages
-                  ECHO_OUTPUT_VARIABLE)
-  if(NOT rc EQUAL 0)
-    _adaexplore_meanwhile(meanwhile "${name}" "${rc}" "${backend}" "${kernel_dir}" "${pinned}" "${archs}")
-    _adaexplore_tune_failed("${name}" "${rc}" "${messages}" "${kernel_dir}" "${meanwhile}" ${command})
-  endif()
-  string(STRIP "${messages}" messages)
-  if(NOT messages STREQUAL "")
-    message(NOTICE "${messages}")
-  endif()
-  if(retune)
-    set_property(GLOBAL APPEND PROPERTY _ADAEXPLORE_RETUNED "${name}")
-  endif()
-  message(STATUS "AdaExplore: ${name}: TUNED, header ${header}")
-  _adaexplore_reports(reports "${kernel_dir}")
-  if(reports)
-    message(STATUS "AdaExplore: ${name}: report ${reports} (open it in a browser: how the winner was found)")
-  endif()
-endfunction()
-
-# `tune --cached`: the stored winner of the kernel's current key, evaluating nothing. `found_out`:
-# TRUE when it wrote the header, FALSE when the database has none (exit code 3).
-function(_adaexplore_run_cached found_out name backend kernel_dir header)
-  _adaexplore_tune_command(command "${name}" "${backend}" "${kernel_dir}" "${header}")
-  list(APPEND command --cached)
-  execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(rc EQUAL 3)
-    set(${found_out} FALSE PARENT_SCOPE)
-    return()
-  elseif(NOT rc EQUAL 0)
-    set(meanwhile "")
-    if(NOT rc EQUAL 1)
-      set(meanwhile "To build without the database meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS.")
-    endif()
-    _adaexplore_tune_failed("${name}" "${rc}" "${output}" "${kernel_dir}" "${meanwhile}" ${command})
-  endif()
-  set(${found_out} TRUE PARENT_SCOPE)
-  message(STATUS "AdaExplore: ${name}: TUNED (the tuning database's stored winner; nothing evaluated), "
-                 "header ${header}")
-endfunction()
-
-# What to configure with to build meanwhile, after `tune` failed with `rc`, as far as that works:
-# a spec error (1) fails in every mode; otherwise `adaexplore-tuner check` says whether the defaults
-# compile (DEFAULTS mode checks them so), and PINNED needs a pinned header.
-function(_adaexplore_meanwhile out name rc backend kernel_dir pinned archs)
-  if(rc EQUAL 1)
-    set(${out} "No ADAEXPLORE_MODE builds meanwhile: DEFAULTS and PINNED check the spec and template too." PARENT_SCOPE)
-    return()
-  endif()
-  _adaexplore_tuner_command(tuner "${name}")
-  set(command ${tuner} check --spec "${kernel_dir}/spec.json")
-  foreach(arch IN LISTS archs)
-    list(APPEND command --arch "${arch}")
-  endforeach()
-  if(backend STREQUAL "host")
-    list(APPEND command --no-compile)
-  endif()
-  execute_process(COMMAND ${command} RESULT_VARIABLE check_rc OUTPUT_QUIET ERROR_VARIABLE err)
-  if(NOT check_rc EQUAL 0)
-    string(STRIP "${err}" err)
-    string(CONCAT _adaexplore_text "-DADAEXPLORE_MODE=DEFAULTS would fail too, since the defaults do not pass the "
-                                   "check without a GPU: "
-                                   "${err}")
-    set(${out} "${_adaexplore_text}" PARENT_SCOPE)
-    return()
-  endif()
-  string(CONCAT _adaexplore_text "To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS (the "
-                                 "defaults pass the "
-                                 "check without a GPU)")
-  set(text "${_adaexplore_text}")
-  if(EXISTS "${pinned}")
-    string(APPEND text ", or -DADAEXPLORE_MODE=PINNED (the pinned header ${pinned})")
-  endif()
-  set(${out} "${text}." PARENT_SCOPE)
-endfunction()
-
-function(_adaexplore_tune_failed name rc output kernel_dir meanwhile)
-  set(command ${ARGN})
-  if(rc EQUAL 1)
-    string(CONCAT fix "the spec, template or benchmark is invalid: fix what the message names (the spec "
-                      "${kernel_dir}/spec.json is written from this call's arguments).")
-  elseif(rc EQUAL 2)
-    string(CONCAT fix "no configuration compiled, ran and verified, or the setup is broken: read the first "
-                      "failure below, build and run the benchmark by hand with the defaults, and check PARAMS "
-                      "and CONSTRAINTS.")
-  elseif(rc EQUAL 3)
-    string(CONCAT fix "the tuner found no GPU to tune on although one was detected at the start of this "
-                      "configure; check that the GPU is usable (nvidia-smi).")
-  elseif(rc EQUAL 5)
-    string(CONCAT fix "the environment, not the input: a file or folder could not be created, written or locked (the "
-                      "message names it): check that ADAEXPLORE_DATABASE (${ADAEXPLORE_DATABASE}) and the build tree are "
-                      "writable folders and that the disk has space.")
-  else()
-    set(fix "the tuner stopped abnormally; rerun the command above by hand to see why.")
-  endif()
-  if(output MATCHES "(argument was not expected|unknown option)")  # CLI11's message, the fake tuner's
-    string(APPEND fix " If it refuses an option the module passed, the tuner is older than this "
-                      "AdaExplore.cmake: use the tuner of the same version (ADAEXPLORE_TUNER_EXECUTABLE).")
-  endif()
-  string(JOIN " " shown ${command})
-  _adaexplore_tail(tail "${output}" 3000)
-  _adaexplore_fail("${name}" "tuning failed with exit code ${rc}: ${fix}\nCommand: ${shown}\n"
-                   "End of its messages:\n${tail}\n${meanwhile}")
+  string(JOIN "" problem ${problem})
+  set(${out} "${problem}" PARENT_SCOPE)
 endfunction()
 
 # Remembers the kernel for the end of the configure (adaexplore-pin, ADAEXPLORE_RETUNE), which the
@@ -3012,40 +1612,12 @@ function(_adaexplore_end_of_configure)
   _adaexplore_finish_retune()
 endfunction()
 
-# ${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake, which the adaexplore-pin target runs: one line per
-# kernel (name, origin, header, pin location) after the copying function.
+# ${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake, which the adaexplore-pin target runs: one
+# adaexplore_pin() line per kernel (name, origin, header, pin location; AdaExplorePin.cmake).
 function(_adaexplore_write_pin_script)
-  set(script [==[
-# Written by AdaExplore.cmake at configure time; the adaexplore-pin target runs it (cmake -P).
-set(pinned_count 0)
-set(skipped "")
-function(adaexplore_pin name origin header pin)
-  if(NOT origin STREQUAL "TUNED")
-    message(STATUS "AdaExplore: ${name}: not pinned: its header in this build tree holds ${origin} values, "
-                   "not a tuning (pin location ${pin})")
-    set(skipped ${skipped} "${name}: ${origin}" PARENT_SCOPE)
-    return()
-  endif()
-  if(NOT EXISTS "${header}")
-    message(FATAL_ERROR "AdaExplore: ${name}: its header ${header} is missing; reconfigure this build tree, "
-                        "then build adaexplore-pin again.")
-  endif()
-  set(state "copied")
-  if(EXISTS "${pin}")
-    file(SHA256 "${header}" new)
-    file(SHA256 "${pin}" old)
-    if(new STREQUAL old)
-      set(state "unchanged")
-    endif()
-  endif()
-  if(state STREQUAL "copied")
-    configure_file("${header}" "${pin}" COPYONLY)
-  endif()
-  message(STATUS "AdaExplore: pinned ${name}: ${header} -> ${pin} (${state})")
-  math(EXPR n "${pinned_count} + 1")
-  set(pinned_count ${n} PARENT_SCOPE)
-endfunction()
-]==])
+  set(script "# Written by AdaExplore.cmake at configure time; the adaexplore-pin target runs it (cmake -P).\n")
+  get_property(module_dir GLOBAL PROPERTY _ADAEXPLORE_MODULE_DIR)
+  string(APPEND script "include([==[${module_dir}/AdaExplorePin.cmake]==])\n")
   get_property(kernels GLOBAL PROPERTY _ADAEXPLORE_KERNELS)
   foreach(name IN LISTS kernels)
     get_property(origin GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_ORIGIN)
@@ -3053,15 +1625,7 @@ endfunction()
     get_property(pin GLOBAL PROPERTY _ADAEXPLORE_KERNEL_${name}_PIN)
     string(APPEND script "adaexplore_pin(${name} ${origin} [==[${header}]==] [==[${pin}]==])\n")
   endforeach()
-  string(APPEND script [==[
-string(JOIN ", " skipped ${skipped})
-if(pinned_count EQUAL 0)
-  message(FATAL_ERROR "AdaExplore: adaexplore-pin: no kernel was tuned in this build tree (${skipped}), so "
-                      "nothing was pinned. Configure it where the kernels tune (a GPU for cuda kernels; "
-                      "ADAEXPLORE_MODE AUTO, TUNE or CACHED), then build adaexplore-pin again.")
-endif()
-message(STATUS "AdaExplore: adaexplore-pin: ${pinned_count} header(s) at their pin locations; commit them.")
-]==])
+  string(APPEND script "adaexplore_pin_end()\n")
   _adaexplore_write_if_changed("${CMAKE_BINARY_DIR}/_adaexplore/pin.cmake" "${script}")
 endfunction()
 
@@ -3120,19 +1684,6 @@ function(_adaexplore_finish_retune)
     message(STATUS "AdaExplore: ADAEXPLORE_RETUNE '${requested}': no kernel it names was tuned in this configure "
                    "(no GPU, cross-compiling, or ADAEXPLORE_MODE ${ADAEXPLORE_MODE}), so nothing was retuned; it "
                    "stays set for the next configure that tunes.")
-  endif()
-endfunction()
-
-function(_adaexplore_run_defaults name kernel_dir header reason)
-  _adaexplore_tuner_command(tuner "${name}")
-  execute_process(COMMAND ${tuner} defaults --spec "${kernel_dir}/spec.json" --header "${header}"
-                          --reason "${reason}"
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(NOT rc EQUAL 0)
-    _adaexplore_tail(tail "${output}" 3000)
-    _adaexplore_fail("${name}" "writing the defaults header failed (exit code ${rc}):\n${tail}\n"
-                     "Fix what the message names in this call's arguments (the spec ${kernel_dir}/spec.json "
-                     "is written from them).")
   endif()
 endfunction()
 

@@ -36,7 +36,7 @@
 //              smallest product over N of max(x / tuned, tuned / x), ties to the larger
 //              size; a value below 1 counts as 1, so outside the tuned range the nearest end's entry.
 //              The constants (kTuned, one per parameter) are the entry of the first size, N=134217728.
-// adaexplore: {"config":{"BLOCK_SIZE":256,"ITEMS_PER_THREAD":1,"VECTOR_WIDTH":2},"kernel":"vector_add","macro_prefix":"ADAEXPLORE_VECTOR_ADD_","sizes":[{"config":{"BLOCK_SIZE":256,"ITEMS_PER_THREAD":1,"VECTOR_WIDTH":2},"size":{"N":134217728}},{"config":{"BLOCK_SIZE":256,"ITEMS_PER_THREAD":1,"VECTOR_WIDTH":2},"size":{"N":16777216}},{"config":{"BLOCK_SIZE":128,"ITEMS_PER_THREAD":4,"VECTOR_WIDTH":1},"size":{"N":1048576}}],"tuned":true}
+// adaexplore: {"backend":"cuda","config":{"BLOCK_SIZE":256,"ITEMS_PER_THREAD":1,"VECTOR_WIDTH":2},"kernel":"vector_add","macro_prefix":"ADAEXPLORE_VECTOR_ADD_","namespace":"adaexplore::vector_add","parameters":["BLOCK_SIZE","ITEMS_PER_THREAD","VECTOR_WIDTH"],"sizes":[{"config":{"BLOCK_SIZE":256,"ITEMS_PER_THREAD":1,"VECTOR_WIDTH":2},"label":"N=134217728","size":{"N":134217728}},{"config":{"BLOCK_SIZE":256,"ITEMS_PER_THREAD":1,"VECTOR_WIDTH":2},"label":"N=16777216","size":{"N":16777216}},{"config":{"BLOCK_SIZE":128,"ITEMS_PER_THREAD":4,"VECTOR_WIDTH":1},"label":"N=1048576","size":{"N":1048576}}],"tuned":true,"tuned_on":["NVIDIA H100 80GB HBM3, compute capability 9.0"]}
 #pragma once
 
 #include <cstddef>

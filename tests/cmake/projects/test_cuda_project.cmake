@@ -51,7 +51,7 @@ else()
   # carries the machine line DEFINE_PARAMS reads and the #define lines.
   expect_match("${configure_OUTPUT}" "AdaExplore: saxpy: NOT TUNED, using the DEFAULTS" "configure")
   set(saxpy "${build}/adaexplore/include/adaexplore/saxpy.hpp")
-  expect_file_matches("${saxpy}" "// adaexplore: {\"config\":{\"block_size_x\":128,\"tile\":1},\"kernel\":\"saxpy\",\"macro_prefix\":\"SAXPY_\",\"sizes\":")
+  expect_file_matches("${saxpy}" "// adaexplore: {\"backend\":\"cuda\",\"config\":{\"block_size_x\":128,\"tile\":1},\"kernel\":\"saxpy\",\"macro_prefix\":\"SAXPY_\",\"namespace\":\"adaexplore::saxpy\",\"parameters\":\\[\"block_size_x\",\"tile\"\\],\"sizes\":")
   expect_file_matches("${saxpy}" "#define SAXPY_block_size_x 128\n#define SAXPY_tile 1\n")
   file(GLOB_RECURSE generated "${build}/_adaexplore/kernels/saxpy/work/saxpy_bench.cu")
   if(NOT generated)

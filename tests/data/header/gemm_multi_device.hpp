@@ -26,6 +26,7 @@
 //   run time with current_params() (the current CUDA device; nvcc only) or params_for(10 * major +
 //   minor). Never make the constants template arguments of a kernel launched from host code (CUDA
 //   needs the same arguments in the host and device passes); dispatch on params_for() or kSm<NN>.
+// adaexplore: {"backend":"cuda","config":{"LAYOUT":"row","SCALE":0.5,"TILE_M":64,"TILE_N":64},"devices":[{"compute_capability":80,"config":{"LAYOUT":"col","SCALE":1.25,"TILE_M":128,"TILE_N":32}},{"compute_capability":90,"config":{"LAYOUT":"row","SCALE":0.5,"TILE_M":32,"TILE_N":64}}],"kernel":"gemm","namespace":"adaexplore::gemm","parameters":["TILE_M","TILE_N","LAYOUT","SCALE"],"tuned":false,"tuned_on":["NVIDIA A100-SXM4-80GB, compute capability 8.0","NVIDIA H100 80GB HBM3, compute capability 9.0"]}
 #pragma once
 
 #ifndef ADAEXPLORE_HOST_DEVICE

@@ -35,6 +35,7 @@
 //              smallest product over M, N of max(x / tuned, tuned / x), ties to the larger
 //              size; a value below 1 counts as 1, so outside the tuned range the nearest end's entry.
 //              The constants (kTuned, one per parameter) are the entry of the first size, M=4096 N=4096.
+// adaexplore: {"backend":"cuda","config":{"LAYOUT":"col","TILE":128},"kernel":"gemm","namespace":"adaexplore::gemm","parameters":["TILE","LAYOUT"],"sizes":[{"config":{"LAYOUT":"col","TILE":128},"label":"M=4096 N=4096","size":{"M":4096,"N":4096}},{"config":{"LAYOUT":"row","TILE":32},"label":"M=512 N=512","size":{"M":512,"N":512}},{"config":{"LAYOUT":"row","TILE":16},"label":"M=1000 N=1000","size":{"M":1000,"N":1000}}],"tuned":true,"tuned_on":["NVIDIA H200, compute capability 9.0"]}
 #pragma once
 
 #include <cstddef>

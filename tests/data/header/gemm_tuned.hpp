@@ -6,6 +6,7 @@
 // Defaults:    TILE_M=64,TILE_N=64,LAYOUT=row,SCALE=0.5  1.625 ms (median of 50)
 // Speedup:     2.000x over the defaults
 // Evaluations: 100 (ok 80, compile_error 12, resource_limit 5, crash 3)
+// adaexplore: {"backend":"cuda","config":{"LAYOUT":"col","SCALE":1.25,"TILE_M":128,"TILE_N":32},"kernel":"gemm","namespace":"adaexplore::gemm","parameters":["TILE_M","TILE_N","LAYOUT","SCALE"],"tuned":true,"tuned_on":["NVIDIA H100 80GB HBM3, compute capability 9.0"]}
 #pragma once
 
 namespace adaexplore::gemm {

@@ -209,14 +209,17 @@ TEST(Header, MacroPrefixAddsDefinesAndTheMachineLine) {
   HeaderInfo info = tuned_info();
   info.macro_prefix = "GEMM_";
   const std::string h = render_header(gemm_space(), kWinner, info);
-  EXPECT_NE(h.find("// adaexplore: {\"config\":{\"LAYOUT\":\"col\",\"SCALE\":1.25,\"TILE_M\":128,\"TILE_N\":32},"
-                   "\"kernel\":\"gemm\",\"macro_prefix\":\"GEMM_\",\"tuned\":true}\n#pragma once"),
+  EXPECT_NE(h.find("// adaexplore: {\"backend\":\"cuda\",\"config\":{\"LAYOUT\":\"col\",\"SCALE\":1.25,\"TILE_M\":128,"
+                   "\"TILE_N\":32},\"kernel\":\"gemm\",\"macro_prefix\":\"GEMM_\",\"namespace\":\"adaexplore::gemm\","
+                   "\"parameters\":[\"TILE_M\",\"TILE_N\",\"LAYOUT\",\"SCALE\"],\"tuned\":true,\"tuned_on\":["),
             std::string::npos) << h;
   EXPECT_NE(h.find("}  // namespace adaexplore::gemm\n\n// The values for the preprocessor (the winner):\n"
                    "#define GEMM_TILE_M 128\n#define GEMM_TILE_N 32\n#define GEMM_LAYOUT col\n#define GEMM_SCALE 1.25\n"),
             std::string::npos) << h;
-  // Unset (a header made by hand): neither.
+  // Unset (a header made by hand): no #define lines; the machine line without "macro_prefix".
   EXPECT_EQ(render_header(gemm_space(), kWinner, tuned_info()).find("#define"), std::string::npos);
+  EXPECT_NE(render_header(gemm_space(), kWinner, tuned_info()).find("// adaexplore: {\"backend\""), std::string::npos);
+  EXPECT_EQ(render_header(gemm_space(), kWinner, tuned_info()).find("macro_prefix"), std::string::npos);
 
   // The preprocessor reads them, and with a prefix the constants and the macros agree in one unit.
   const fs::path dir = test::fresh_test_directory("header-macros");
@@ -267,10 +270,12 @@ TEST(MultiDeviceHeader, CarriesItsEntriesForToolsAndThePreprocessor) {
   HeaderInfo common = common_info();
   common.macro_prefix = "G_";
   const std::string multi = render_multi_device_header(gemm_space(), two_devices(), kDefaults, common);
-  EXPECT_NE(multi.find("// adaexplore: {\"config\":{\"LAYOUT\":\"row\",\"SCALE\":0.5,\"TILE_M\":64,\"TILE_N\":64},"
-                       "\"devices\":[{\"compute_capability\":80,\"config\":{\"LAYOUT\":\"col\",\"SCALE\":1.25,\"TILE_M\":128,"
-                       "\"TILE_N\":32}},{\"compute_capability\":90,"),
+  EXPECT_NE(multi.find("// adaexplore: {\"backend\":\"cuda\",\"config\":{\"LAYOUT\":\"row\",\"SCALE\":0.5,\"TILE_M\":64,"
+                       "\"TILE_N\":64},\"devices\":[{\"compute_capability\":80,\"config\":{\"LAYOUT\":\"col\",\"SCALE\":1.25,"
+                       "\"TILE_M\":128,\"TILE_N\":32}},{\"compute_capability\":90,"),
             std::string::npos) << multi;
+  EXPECT_NE(multi.find("\"tuned\":false,\"tuned_on\":[\"NVIDIA A100-SXM4-80GB, compute capability 8.0\""), std::string::npos)
+      << multi;
   EXPECT_NE(multi.find("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ / 10 == 80\n  #define G_TILE_M 128\n"), std::string::npos)
       << multi;
   EXPECT_NE(multi.find("#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ / 10 == 90\n  #define G_TILE_M 32\n"), std::string::npos);

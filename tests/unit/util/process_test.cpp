@@ -2,12 +2,14 @@
 #include "test_support.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <future>
 #include <csignal>
 #include <fstream>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +40,32 @@ TEST(Process, TrueSucceeds) {
   EXPECT_FALSE(r.timed_out);
   EXPECT_FALSE(r.failed_to_start);
   EXPECT_EQ(r.describe(), "exit code 0");
+}
+
+// inherit_stdout: the program writes to this process's stdout as it goes (a tuning's progress lines
+// under `configure`); nothing is captured. Here this process's stdout is a file for the while.
+TEST(Process, InheritedStdoutGoesToThisProcesssStdout) {
+  const fs::path dir = test::fresh_test_directory("process-inherit");
+  const fs::path file = dir / "stdout.txt";
+  std::fflush(stdout);
+  const int saved = ::dup(1);
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ::dup2(fd, 1);
+  ProcessOptions options;
+  options.inherit_stdout = true;
+  const ProcessResult r = run_process({"sh", "-c", "echo progress; echo message >&2"}, options);
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  ::close(fd);
+  EXPECT_TRUE(r.ok());
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "message\n");
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "progress");
 }
 
 TEST(Process, FalseExitsWithOne) {

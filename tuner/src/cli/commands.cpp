@@ -24,6 +24,7 @@ void register_commands(CLI::App& app) {
   commands().push_back(register_measure_command(app));
   commands().push_back(register_check_command(app));
   commands().push_back(register_report_command(app));
+  commands().push_back(register_configure_command(app));
 }
 
 int run_selected_command(CLI::App& app) {

@@ -51,6 +51,7 @@ Command register_runner_command(CLI::App& app);      // runner_main.cpp (hidden)
 Command register_measure_command(CLI::App& app);     // command_measure.cpp
 Command register_check_command(CLI::App& app);       // command_check.cpp
 Command register_report_command(CLI::App& app);      // command_report.cpp
+Command register_configure_command(CLI::App& app);   // command_configure.cpp
 
 /// `tune --mpi` (both words among the arguments) in a tuner built with MPI: initialises MPI now,
 /// before the arguments are parsed, so that a rank whose arguments fail (a --spec missing on its

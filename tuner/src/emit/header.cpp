@@ -3,6 +3,7 @@
 #include "model/identifier.hpp"
 #include "util/text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -141,12 +142,34 @@ nlohmann::json config_json(const Space& space, const Config& config) {
   return j;
 }
 
-// The machine-readable line (HeaderInfo::macro_prefix), or nothing.
-std::string machine_line(const HeaderInfo& info, nlohmann::json j) {
-  if (!info.macro_prefix) return "";
+// The device a winner was tuned on, as the machine line's "tuned_on" says it: name and compute
+// capability ("NVIDIA H100 80GB HBM3, compute capability 9.0"; the SMs, driver and runtime left
+// out), else the whole "// Device:" text (a CPU); "" for none.
+std::string tuned_on_words(const nlohmann::json& d) {
+  if (d.empty()) return "";
+  if (!d.contains("compute_capability")) return device_line(d);
+  return one_line(d.value("name", std::string("unknown device")) + ", compute capability " +
+                  d["compute_capability"].get<std::string>());
+}
+
+// Adds `info`'s tuned_on words to `devices` once each (declared order).
+void add_tuned_on(std::vector<std::string>& devices, const HeaderInfo& info) {
+  const std::string words = tuned_on_words(info.device);
+  if (!words.empty() && std::find(devices.begin(), devices.end(), words) == devices.end()) devices.push_back(words);
+}
+
+// The machine-readable line every header carries (header.hpp, "The machine line").
+std::string machine_line(const Space& space, const HeaderInfo& info, nlohmann::json j,
+                         const std::vector<std::string>& tuned_on) {
   j["kernel"] = info.kernel;
+  j["namespace"] = info.name_space;
+  j["backend"] = info.backend;
   j["tuned"] = info.source == "tuned";
-  j["macro_prefix"] = *info.macro_prefix;
+  nlohmann::json names = nlohmann::json::array();
+  for (const auto& p : space.parameters()) names.push_back(p.name);
+  j["parameters"] = names;
+  if (!tuned_on.empty()) j["tuned_on"] = tuned_on;
+  if (info.macro_prefix) j["macro_prefix"] = *info.macro_prefix;
   return "// adaexplore: " + j.dump() + "\n";
 }
 
@@ -167,7 +190,9 @@ std::string render_header(const Space& space, const Config& config, const Header
   } else {
     h << "// NOT TUNED:   these are the defaults. " << one_line(info.reason) << "\n";
   }
-  h << machine_line(info, {{"config", config_json(space, config)}});
+  std::vector<std::string> tuned_on;
+  if (info.source == "tuned") add_tuned_on(tuned_on, info);
+  h << machine_line(space, info, {{"config", config_json(space, config)}}, tuned_on);
   h << "#pragma once\n\n";
   h << "namespace " << info.name_space << " {\n";
   h << "inline constexpr bool kTuned = " << (info.source == "tuned" ? "true" : "false") << ";\n";
@@ -304,11 +329,14 @@ std::string render_multi_device_header(const Space& space, const std::vector<Dev
     << "//   needs the same arguments in the host and device passes); dispatch on params_for() or kSm<NN>.\n";
   {
     nlohmann::json devices = nlohmann::json::array();
-    for (const auto& e : entries)
+    std::vector<std::string> tuned_on;
+    for (const auto& e : entries) {
       devices.push_back({{"compute_capability", e.compute_capability}, {"config", config_json(space, e.config)}});
+      add_tuned_on(tuned_on, e.info);
+    }
     HeaderInfo fallback = common;
     fallback.source = "defaults";
-    h << machine_line(fallback, {{"config", config_json(space, defaults)}, {"devices", devices}});
+    h << machine_line(space, fallback, {{"config", config_json(space, defaults)}, {"devices", devices}}, tuned_on);
   }
   h << "#pragma once\n\n";
   h << "#ifndef ADAEXPLORE_HOST_DEVICE\n#if defined(__CUDACC__)\n#define ADAEXPLORE_HOST_DEVICE __host__ __device__\n"
@@ -446,12 +474,15 @@ std::string render_sized_header(const Space& space, const std::vector<std::strin
     << one_line(entries.front().size) << ".\n";
   {
     nlohmann::json sizes = nlohmann::json::array();
+    std::vector<std::string> tuned_on;
     for (const auto& e : entries) {
       nlohmann::json size = nlohmann::json::object();
       for (std::size_t k = 0; k < size_names.size() && k < e.values.size(); ++k) size[size_names[k]] = e.values[k];
-      sizes.push_back({{"size", size}, {"config", config_json(space, e.config)}});
+      sizes.push_back({{"size", size}, {"label", e.size}, {"config", config_json(space, e.config)}});
+      if (tuned) add_tuned_on(tuned_on, e.info);
     }
-    h << machine_line(common, {{"config", config_json(space, entries.front().config)}, {"sizes", sizes}});
+    h << machine_line(space, common, {{"config", config_json(space, entries.front().config)}, {"sizes", sizes}},
+                      tuned_on);
   }
   h << "#pragma once\n\n#include <cstddef>\n\n";
   h << "namespace " << common.name_space << " {\n";

@@ -39,12 +39,22 @@ struct HeaderInfo {
   std::optional<std::size_t> skipped;
   /// The spec's macro_prefix (header_info() sets it): the header then ends with a `#define
   /// <prefix><PARAM> <value>` per parameter, for code that tests the values with #if (a kernel
-  /// configured by macros), and carries one machine-readable line near its top,
-  ///   // adaexplore: {"config":{"TILE":64,...},"kernel":"gemm","tuned":true}
-  /// (JSON, keys sorted; a header of sizes adds "sizes", one {"config", "size"} per size; a
-  /// multi-device header "devices", one {"compute_capability", "config"} per entry, and "config"
-  /// is then the fallback's) that tools read instead of the C++ (the CMake module's DEFINE_PARAMS).
-  /// Unset: neither (headers made by hand in tests).
+  /// configured by macros), and its machine line (below) says the prefix. Unset: no #define lines
+  /// (headers made by hand in tests).
+  ///
+  /// The machine line. Every header carries one line near its top that tools read instead of the
+  /// C++ (the C++ layout is free to change; the line is the interface: the CMake module's pinned
+  /// header check and DEFINE_PARAMS, `adaexplore-tuner configure`):
+  ///   // adaexplore: {"backend":"cuda","config":{"TILE":64,...},"kernel":"gemm",
+  ///                   "namespace":"adaexplore::gemm","parameters":["TILE",...],"tuned":true,...}
+  /// one line of compact JSON, keys sorted: "kernel", "namespace", "backend", "parameters" (the
+  /// names in the spec's order), "config" ({name: value}, numbers as numbers, text as strings),
+  /// "tuned" (kTuned), "macro_prefix" when set, "tuned_on" (the devices the values were tuned on,
+  /// "<name>, compute capability <cc>" or a CPU's description, once each; absent when not tuned);
+  /// a header of sizes adds "sizes", one {"size": {name: value}, "label": "M=512 N=512",
+  /// "config"} per size in the declared order ("config" is then the first size's); a multi-device
+  /// header "devices", one {"compute_capability": 90, "config"} per entry ("config" is then the
+  /// fallback's, the defaults, and "tuned" false).
   std::optional<std::string> macro_prefix;
 };
 

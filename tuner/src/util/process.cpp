@@ -196,11 +196,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     std::error_code ec;
     std::unique_lock<std::mutex> spawning(spawn_mutex());  // spawn_mutex(): one child created at a time
     bp::group group;
-    bp::child child(exe.string(), bp::args(args), bp::std_out > out_path.string(), bp::std_err > err_path.string(),
-                    bp::std_in < (options.stdin_file.empty() ? std::string("/dev/null") : options.stdin_file.string()),
-                    bp::start_dir(options.working_directory.empty() ? std::filesystem::current_path().string()
-                                                                    : options.working_directory.string()),
-                    env, group, bp::extend::on_exec_setup = [](auto&) { watch_own_group(); }, ec);
+    auto spawn = [&](auto&& out) {
+      return bp::child(exe.string(), bp::args(args), out, bp::std_err > err_path.string(),
+                       bp::std_in < (options.stdin_file.empty() ? std::string("/dev/null") : options.stdin_file.string()),
+                       bp::start_dir(options.working_directory.empty() ? std::filesystem::current_path().string()
+                                                                       : options.working_directory.string()),
+                       env, group, bp::extend::on_exec_setup = [](auto&) { watch_own_group(); }, ec);
+    };
+    if (options.inherit_stdout) std::fflush(stdout);
+    bp::child child = options.inherit_stdout ? spawn(bp::std_out > stdout) : spawn(bp::std_out > out_path.string());
     spawning.unlock();
     if (ec) {
       r.failed_to_start = true;
@@ -233,7 +237,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     r.error = exe.string() + ": " + e.what();
   }
   r.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  r.out = read_captured(out_path, options.capture_limit);
+  if (!options.inherit_stdout) r.out = read_captured(out_path, options.capture_limit);
   r.err = read_captured(err_path, options.capture_limit);
   std::error_code ignore;
   if (own_out) std::filesystem::remove(out_path, ignore);

@@ -25,6 +25,8 @@ struct ProcessOptions {
   double timeout_s = 0;                      // 0 = no limit
   std::filesystem::path working_directory;   // empty = current
   std::filesystem::path stdout_file;         // empty = a temporary file, removed afterwards
+  bool inherit_stdout = false;               // true: the program writes to this process's stdout (as it
+                                             // goes; stdout_file unused, ProcessResult::out empty)
   std::filesystem::path stderr_file;         // empty = a temporary file, removed afterwards
   std::filesystem::path stdin_file;          // empty = /dev/null
   std::map<std::string, std::string> environment;  // added to (or replacing in) the inherited environment

@@ -1,4 +1,5 @@
 // A multi-device pinned header (adaexplore-tuner header), abridged, whose sm_80 entry has UNROLL 3.
+// adaexplore: {"config":{"TILE":16,"UNROLL":1},"devices":[{"compute_capability":90,"config":{"TILE":32,"UNROLL":2}},{"compute_capability":80,"config":{"TILE":16,"UNROLL":3}}],"namespace":"adaexplore::multi_device","parameters":["TILE","UNROLL"],"tuned":false}
 #pragma once
 namespace adaexplore::multi_device {
 struct Params {

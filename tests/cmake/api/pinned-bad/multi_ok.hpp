@@ -1,4 +1,5 @@
 // A multi-device pinned header (adaexplore-tuner header), abridged.
+// adaexplore: {"config":{"TILE":16,"UNROLL":1},"devices":[{"compute_capability":90,"config":{"TILE":32,"UNROLL":2}},{"compute_capability":80,"config":{"TILE":16,"UNROLL":1}}],"namespace":"adaexplore::multi_ok","parameters":["TILE","UNROLL"],"tuned":false}
 #pragma once
 namespace adaexplore::multi_ok {
 struct Params {

@@ -8,6 +8,7 @@
 //
 // Size M=4096 N=4096:
 // Device:      NVIDIA H200, compute capability 9.0, 132 SMs
+// adaexplore: {"backend":"cuda","config":{"TILE":32,"UNROLL":2},"kernel":"sizes_ok","namespace":"adaexplore::sizes_ok","parameters":["TILE","UNROLL"],"sizes":[{"config":{"TILE":32,"UNROLL":2},"label":"M=512 N=256","size":{"M":512,"N":256}},{"config":{"TILE":16,"UNROLL":1},"label":"M=4096 N=4096","size":{"M":4096,"N":4096}}],"tuned":true,"tuned_on":["NVIDIA H200, compute capability 9.0"]}
 #pragma once
 
 #include <cstddef>

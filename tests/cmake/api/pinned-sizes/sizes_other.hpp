@@ -8,6 +8,7 @@
 //
 // Size M=2048 N=2048:
 // Device:      NVIDIA H200, compute capability 9.0, 132 SMs
+// adaexplore: {"backend":"cuda","config":{"TILE":32,"UNROLL":2},"kernel":"sizes_other","namespace":"adaexplore::sizes_other","parameters":["TILE","UNROLL"],"sizes":[{"config":{"TILE":32,"UNROLL":2},"label":"M=512 N=256","size":{"M":512,"N":256}},{"config":{"TILE":16,"UNROLL":1},"label":"M=2048 N=2048","size":{"M":2048,"N":2048}}],"tuned":true,"tuned_on":["NVIDIA H200, compute capability 9.0"]}
 #pragma once
 
 #include <cstddef>

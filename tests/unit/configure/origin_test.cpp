@@ -1,0 +1,210 @@
+// Where a kernel's header values come from (configure/origin.hpp): the decision alone, then the
+// flow over stand-in steps (no tuner run).
+#include "configure/origin.hpp"
+
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace adaexplore {
+namespace {
+
+namespace fs = std::filesystem;
+
+OriginRequest request(const std::string& mode = "AUTO", const std::string& backend = "cuda") {
+  OriginRequest r;
+  r.kernel = "gemm";
+  r.backend = backend;
+  r.mode = mode;
+  r.mode_setting = mode;
+  r.pinned = "/nowhere/pinned/gemm.hpp";
+  r.archs = {"sm_90"};
+  r.system_name = "Linux";
+  r.system_processor = "aarch64";
+  r.host_processor = "x86_64";
+  return r;
+}
+
+DeviceFacts gpu(const std::string& cc = "9.0") { return {true, "GPU 0: H100, compute capability " + cc, "H100", cc}; }
+DeviceFacts no_gpu() { return {false, "cudaErrorNoDevice", "", ""}; }
+
+const ConfigureMessage* find(const std::vector<ConfigureMessage>& messages, const std::string& level) {
+  for (const auto& m : messages)
+    if (m.level == level) return &m;
+  return nullptr;
+}
+
+TEST(ChooseOrigin, FollowsTheModeTheGpuAndThePinnedHeader) {
+  EXPECT_EQ(choose_origin(request("DEFAULTS"), {}, true).origin, Origin::defaults);
+  EXPECT_EQ(choose_origin(request("DEFAULTS"), {}, true).reason, "ADAEXPLORE_MODE is DEFAULTS.");
+  EXPECT_EQ(choose_origin(request("PINNED"), {}, true).origin, Origin::pinned);
+  EXPECT_EQ(choose_origin(request("CACHED"), {}, false).origin, Origin::cached);
+  EXPECT_EQ(choose_origin(request("AUTO", "host"), {}, false).origin, Origin::tuned);
+  EXPECT_EQ(choose_origin(request(), gpu(), true).origin, Origin::tuned);
+  const OriginDecision none = choose_origin(request(), no_gpu(), true);
+  EXPECT_EQ(none.origin, Origin::pinned);
+  EXPECT_EQ(none.reason, "No CUDA GPU at configure time: cudaErrorNoDevice");
+  ASSERT_NE(find(none.messages, "WARNING"), nullptr);
+  EXPECT_EQ(find(none.messages, "WARNING")->once, "no_gpu");
+  EXPECT_EQ(choose_origin(request(), no_gpu(), false).origin, Origin::defaults);
+  OriginRequest warned = request();
+  warned.said = {"no_gpu"};
+  EXPECT_TRUE(choose_origin(warned, no_gpu(), false).messages.empty());  // once per configure
+}
+
+TEST(ChooseOrigin, RefusesWhatTheModeForbids) {
+  const OriginDecision pinned = choose_origin(request("PINNED"), {}, false);
+  ASSERT_TRUE(pinned.fatal());
+  EXPECT_EQ(pinned.messages.back().text.rfind("ADAEXPLORE_MODE is PINNED but there is no pinned header "
+                                              "/nowhere/pinned/gemm.hpp (the pin location: PINNED_HEADER, else "
+                                              "ADAEXPLORE_PINNED_DIR ''/gemm.hpp",
+                                              0),
+            0u);
+  const OriginDecision tune = choose_origin(request("TUNE"), no_gpu(), false);
+  ASSERT_TRUE(tune.fatal());
+  EXPECT_EQ(tune.messages.back().text.rfind("ADAEXPLORE_MODE is TUNE but there is no CUDA GPU to tune on: cudaErrorNoDevice.", 0),
+            0u);
+  OriginRequest cross = request("TUNE");
+  cross.cross_compiling = true;
+  EXPECT_TRUE(choose_origin(cross, {}, false).fatal());
+}
+
+TEST(ChooseOrigin, CrossCompilingReadsTheDatabaseOnlyForTheTargetsArchitecture) {
+  OriginRequest cross = request();
+  cross.cross_compiling = true;
+  EXPECT_TRUE(origin_needs_device(cross));
+  const OriginDecision same = choose_origin(cross, gpu("9.0"), false);
+  EXPECT_EQ(same.origin, Origin::cached);
+  ASSERT_EQ(same.messages.size(), 2u);  // the note (once), then why the database may serve
+  EXPECT_EQ(same.messages[0].once, "cross_compiling");
+  EXPECT_EQ(same.messages[1].text, "AdaExplore: gemm: cross-compiling: this machine's GPU 0: H100, compute capability 9.0 "
+                                   "has the target architecture sm_90, so the tuning database's stored winner for this "
+                                   "machine's GPU may serve");
+  const OriginDecision other = choose_origin(cross, gpu("8.0"), true);
+  EXPECT_EQ(other.origin, Origin::pinned);
+  EXPECT_EQ(other.reason, "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning database "
+                          "is not read: its stored tunings are of this machine's GPU 0: H100, compute capability 8.0, and "
+                          "the target architecture is sm_90.");
+  OriginRequest host = cross;
+  host.backend = "host";
+  EXPECT_FALSE(origin_needs_device(host));
+  EXPECT_EQ(choose_origin(host, {}, false).reason,
+            "Cross-compiling (CMAKE_CROSSCOMPILING): not tuned on this machine, and its tuning database is not read: its "
+            "stored tunings are of this machine's CPU (x86_64), not the target's (aarch64).");
+}
+
+// The flow over stand-in steps: each step's exit code and output as given, the calls recorded.
+struct Steps {
+  std::map<std::string, StepResult> results;  // by subcommand ("tune", "tune --cached", "check", ...)
+  std::vector<std::string> calls;
+  RunStep run() {
+    return [this](const std::vector<std::string>& args, bool) {
+      std::string key = args.front();
+      if (std::find(args.begin(), args.end(), "--cached") != args.end()) key += " --cached";
+      std::string call;
+      for (const auto& a : args) call += (call.empty() ? "" : " ") + a;
+      calls.push_back(call);
+      StepResult r = results.count(key) ? results[key] : StepResult{};
+      r.command = "tuner " + call;
+      return r;
+    };
+  }
+};
+
+struct FlowTest : ::testing::Test {
+  fs::path dir;
+  OriginRequest r;
+  void SetUp() override {
+    dir = test::fresh_test_directory("origin-flow");
+    r = request();
+    r.kernel_dir = dir;
+    r.spec = dir / "spec.json";
+    r.header = dir / "include" / "gemm.hpp";
+    r.pinned = dir / "pinned" / "gemm.hpp";
+    r.database = dir / "db";
+    std::ofstream(r.spec) << R"({"name": "gemm", "parameters": [{"name": "TILE", "values": [16, 32]}]})";
+  }
+};
+
+TEST_F(FlowTest, TunesWhereAGpuIsAndSaysWhatHappened) {
+  Steps steps;
+  steps.results["tune"].err = "a note of the tuning\n";
+  std::vector<std::string> printed;
+  const OriginAnswer a =
+      configure_origin(r, gpu(), steps.run(), [&](const std::string& text) { printed.push_back(text); });
+  EXPECT_EQ(a.origin, "TUNED");
+  ASSERT_EQ(steps.calls.size(), 1u);
+  EXPECT_NE(steps.calls[0].find("tune --spec " + r.spec.string()), std::string::npos);
+  EXPECT_NE(steps.calls[0].find("--device 0"), std::string::npos);
+  ASSERT_GE(printed.size(), 2u);
+  EXPECT_EQ(printed[0], "AdaExplore: gemm: tuning on GPU 0: H100, compute capability 9.0 (database " +
+                            r.database.string() + ")");
+  ASSERT_NE(find(a.messages, "NOTICE"), nullptr);
+  EXPECT_EQ(find(a.messages, "NOTICE")->text, "a note of the tuning");
+  EXPECT_FALSE(find(a.messages, "NOTICE")->shown);
+}
+
+TEST_F(FlowTest, AFailedTuningSaysHowToBuildMeanwhile) {
+  Steps steps;
+  steps.results["tune"] = {2, "", "no configuration compiled, ran and verified", ""};
+  const OriginAnswer a = configure_origin(r, gpu(), steps.run(), nullptr);
+  EXPECT_EQ(a.origin, "");
+  ASSERT_NE(find(a.messages, "FATAL"), nullptr);
+  const std::string& text = find(a.messages, "FATAL")->text;
+  EXPECT_EQ(text.rfind("tuning failed with exit code 2: no configuration compiled, ran and verified, or the setup is broken", 0),
+            0u);
+  EXPECT_NE(text.find("To build without tuning meanwhile, configure with -DADAEXPLORE_MODE=DEFAULTS"), std::string::npos);
+  EXPECT_EQ(steps.calls.back().rfind("check --spec", 0), 0u);  // whether the defaults pass, for that advice
+}
+
+TEST_F(FlowTest, WithoutAStoredWinnerCachedFallsBackToTheDefaults) {
+  r.mode = r.mode_setting = "CACHED";
+  Steps steps;
+  steps.results["tune --cached"].exit_code = 3;
+  steps.results["check"].out = "[adaexplore] gemm: check: sm_90: 32 registers\n[adaexplore] gemm: check passed: the defaults\n";
+  const OriginAnswer a = configure_origin(r, std::nullopt, steps.run(), nullptr);
+  EXPECT_EQ(a.origin, "DEFAULTS");
+  ASSERT_EQ(steps.calls.size(), 3u);  // tune --cached, check, defaults
+  EXPECT_EQ(steps.calls[2].rfind("defaults --spec", 0), 0u);
+  ASSERT_NE(find(a.messages, "WARNING"), nullptr);
+  EXPECT_NE(find(a.messages, "WARNING")->text.find("NOT TUNED, using the DEFAULTS (kTuned = false): ADAEXPLORE_MODE is CACHED"),
+            std::string::npos);
+  EXPECT_EQ(a.messages.back().text, "AdaExplore: gemm: checked without tuning: the defaults\n   sm_90: 32 registers");
+  // Nothing changed: the next configure does not run the check again.
+  Steps again;
+  again.results["tune --cached"].exit_code = 3;
+  configure_origin(r, std::nullopt, again.run(), nullptr);
+  EXPECT_EQ(again.calls.size(), 2u);
+}
+
+TEST_F(FlowTest, APinnedHeaderThatDoesNotFitIsSetAsideOrRefused) {
+  fs::create_directories(r.pinned.parent_path());
+  std::ofstream(r.pinned) << "// adaexplore: {\"namespace\":\"adaexplore::gemm\",\"config\":{\"TILE\":48}}\n#pragma once\n";
+  Steps steps;
+  const OriginAnswer a = configure_origin(r, no_gpu(), steps.run(), nullptr);
+  EXPECT_EQ(a.origin, "DEFAULTS");
+  bool set_aside = false;
+  for (const auto& m : a.messages)
+    set_aside |= m.text.find("NOT USING its pinned header: the pinned header " + r.pinned.string() + " sets TILE = 48") !=
+                 std::string::npos;
+  EXPECT_TRUE(set_aside);
+  r.mode = r.mode_setting = "PINNED";
+  const OriginAnswer refused = configure_origin(r, std::nullopt, steps.run(), nullptr);
+  ASSERT_NE(find(refused.messages, "FATAL"), nullptr);
+  EXPECT_EQ(find(refused.messages, "FATAL")->text.rfind("ADAEXPLORE_MODE is PINNED but the pinned header", 0), 0u);
+}
+
+TEST(OriginRequestJson, NamesAMissingKey) {
+  try {
+    origin_request_from_json({{"kernel", "gemm"}});
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "the request has no \"spec\"");
+  }
+}
+
+}  // namespace
+}  // namespace adaexplore
