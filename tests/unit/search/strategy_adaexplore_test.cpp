@@ -351,8 +351,9 @@ TEST(AdaExploreStrategy, BeliefIsThePredictionAtProposal) {
 }
 
 // The option "launch" (a replay without a spec) declares the launch shape over the parameters; a
-// bad one names the option and what is wrong. With it the search differs (the surrogate has the
-// behavioural features) and still keeps its contract; "behaviour": false ignores it.
+// bad one names the option and what is wrong. With "behaviour": true the search differs (the
+// surrogate has the behavioural features) and still keeps its contract; without it (the default
+// within one size) the launch changes nothing.
 TEST(AdaExploreStrategy, LaunchOptionGivesTheSurrogateBehaviouralFeatures) {
   const nlohmann::json launch = {{"block", {"A * 32", "B + 1"}}, {"grid", {"ceil(4096 / (A + 1))"}}, {"sm_count", 132}};
   EXPECT_EQ(message_of({{"launch", launch}}), "");
@@ -365,9 +366,9 @@ TEST(AdaExploreStrategy, LaunchOptionGivesTheSurrogateBehaviouralFeatures) {
             std::string::npos);
   EXPECT_NE(message_of({{"size_model", 1}}).find("option size_model must be true or false"), std::string::npos);
   const Space s = space();
-  auto with = make(s, 3, 60, {{"launch", launch}});
+  auto with = make(s, 3, 60, {{"launch", launch}, {"behaviour", true}});
   auto without = make(s, 3, 60);
-  auto ignored = make(s, 3, 60, {{"launch", launch}, {"behaviour", false}});
+  auto ignored = make(s, 3, 60, {{"launch", launch}});
   const auto a = drive(*with, 60, 8), b = drive(*without, 60, 8), c = drive(*ignored, 60, 8);
   EXPECT_NE(a, b);
   EXPECT_EQ(b, c);
