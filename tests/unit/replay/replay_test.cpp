@@ -651,6 +651,18 @@ TEST(ReplayCommand, TransferThroughTheModelStartsFromThePredictedBest) {
   std::cout << "mean optimum/best at 512^3, budget 20, from 256^3: " << model / 5 << " through the model, "
             << winners / 5 << " from the winners\n";
   EXPECT_GE(model / 5, winners / 5 - 0.02);
+  // A trace that does not say its size (written before 2026-12-06) cannot teach the model how times
+  // move with the size: the start is the winners', as with size_model false.
+  json unsized = source;
+  unsized.erase("size");
+  const auto unsized_path = temp_dir() / "size256_unsized.json";
+  std::ofstream(unsized_path) << unsized.dump();
+  const json u = replay("M512_N512_K512", "20", "1", temp_dir() / "size512_unsized.json",
+                        {"--transfer", unsized_path.string(), "--transfer-count", "4"});
+  const json w = replay("M512_N512_K512", "20", "1", temp_dir() / "size512_winners.json",
+                        {"--transfer", tuned.string(), "--transfer-count", "4", "--strategy-options",
+                         R"({"size_model": false})"});
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(u["evaluations"][i]["config"], w["evaluations"][i]["config"]) << i;
 }
 
 TEST(ReplayCommand, TakesExactlyOneRecordedSpace) {

@@ -217,7 +217,7 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
   so.prior = prior;
   const RecordedSpace& recorded = backend.cache();
   if (recorded.features.launch.threads_per_block || !recorded.features.launch.grid.empty() ||
-      !recorded.features.size_names.empty())
+      recorded.features.launch.dynamic_shared_bytes || !recorded.features.size_names.empty())
     so.features = std::make_shared<const FeatureMap>(space, recorded.features);
   so.size = recorded.size;
   so.transfer = transfer.records;

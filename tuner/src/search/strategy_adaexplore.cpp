@@ -191,7 +191,9 @@ class AdaExploreStrategy : public Strategy {
     }
     // The surrogate learns on the behavioural features with option behaviour, and always when it
     // also fits the other sizes' evaluations (their sizes differ only there).
-    const bool behaviour = bool_option(o, "behaviour", false) || (size_model_ && !transfer_.empty());
+    const bool other_sizes = std::any_of(transfer_.begin(), transfer_.end(),
+                                         [this](const auto& t) { return usable_record(t); });
+    const bool behaviour = bool_option(o, "behaviour", false) || (size_model_ && other_sizes);
     model_ = PerformanceModel(space_, behaviour ? features_.get() : nullptr, alignment_, fo);
     for (const auto& [key, value] : o.items())
       if (std::find(std::begin(kOptions), std::end(kOptions), key) == std::end(kOptions)) {
@@ -234,8 +236,7 @@ class AdaExploreStrategy : public Strategy {
   std::vector<Config> predicted_start(std::size_t count, const std::vector<Config>& winners) override {
     std::vector<PerformanceModel::Sample> samples;
     for (const auto& t : transfer_)
-      if (is_success(t.outcome.status) && t.outcome.objective && *t.outcome.objective > 0)
-        samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
+      if (usable_record(t)) samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
     if (!size_model_ || samples.size() < 2 || count == 0) return {};
     PerformanceModel model(space_, features_.get(), alignment_, forest_options_);
     model.fit(samples, rng_, /*center=*/true);
@@ -302,6 +303,14 @@ class AdaExploreStrategy : public Strategy {
     double log_objective;
   };
 
+  // Another size's record the model can learn from: a success with its objective, at a known size
+  // of as many values as this one's (a trace that does not say its size is left out: the model
+  // could not tell its times from this size's).
+  bool usable_record(const StrategyOptions::SizedOutcome& t) const {
+    return is_success(t.outcome.status) && t.outcome.objective && *t.outcome.objective > 0 && !t.size.empty() &&
+           t.size.size() == size_.size();
+  }
+
   // The other sizes' successes on this size's scale, for the surrogate: each size's log times
   // shifted by the mean difference, over the configurations measured at both, of this size's log
   // time and that size's (sizes without a configuration in common are left out). What carries is
@@ -313,7 +322,7 @@ class AdaExploreStrategy : public Strategy {
     for (const auto& s : successes_) own.emplace(s.config, s.log_objective);
     std::map<std::vector<long long>, std::pair<double, std::size_t>> offset;  // size -> sum, n
     for (const auto& t : transfer_) {
-      if (!is_success(t.outcome.status) || !t.outcome.objective || *t.outcome.objective <= 0) continue;
+      if (!usable_record(t)) continue;
       const auto it = own.find(t.outcome.config);
       if (it == own.end()) continue;
       auto& [sum, n] = offset[t.size];
@@ -321,7 +330,7 @@ class AdaExploreStrategy : public Strategy {
       ++n;
     }
     for (const auto& t : transfer_) {
-      if (!is_success(t.outcome.status) || !t.outcome.objective || *t.outcome.objective <= 0) continue;
+      if (!usable_record(t)) continue;
       const auto o = offset.find(t.size);
       if (o == offset.end() || t.size == size_) continue;
       samples.push_back({t.outcome.config, t.size,
