@@ -14,6 +14,9 @@ Usage:
   python3 bench/paired_search.py --variant base=build/tuner/adaexplore-tuner='{}' \\
       --variant start6=build/tuner/adaexplore-tuner='{"initial": 6}' --budgets 25,100 --seeds 100
   (docs/search-method.md reports the experiments made so, 2026-12-01 (several-GPU loop fix) onwards.)
+  A variant's options may say "launch": "spec": each file's declared launch shape
+  (search_quality.LAUNCH, the behavioural features' source), e.g.
+  --variant features=build/tuner/adaexplore-tuner='{"behaviour": true, "launch": "spec"}'.
 """
 import argparse
 import json
@@ -85,6 +88,14 @@ def space_name(path):
 def replay(task, args):
     """Scores of seeds first..first+seeds-1 of one variant on one file at one budget."""
     (name, tuner, options), path, budget = task
+    parsed = json.loads(options)
+    if parsed.get("launch") == "spec":  # the file's declared launch shape (search_quality.LAUNCH)
+        launch = search_quality.launch_option(path)
+        if launch is None:
+            del parsed["launch"]
+        else:
+            parsed["launch"] = launch
+        options = json.dumps(parsed)
     argv = [tuner, "replay", "--cache", str(path), "--strategy", args.strategy, "--budget", str(budget),
             "--seed", str(args.first), "--repeat", str(args.seeds), "--strategy-options", options]
     for r in search_quality.RESTRICTIONS[path.parent.name]:

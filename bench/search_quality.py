@@ -86,6 +86,45 @@ RESTRICTIONS = {
 }
 
 
+# The launch shape each space's Kernel Tuner spec declares (shared/spaces/specs/<kernel>.json,
+# KernelSpecification: LocalSize, or for gemm Kernel Tuner's block_size_names MDIMC and NDIMC; the
+# grid as Kernel Tuner derives it, ceil(ProblemSize / product of GridDiv)), as adaexplore's
+# strategy option "launch" (docs/search-method.md, The performance model): what a user of the
+# product declares with BLOCK_DIM and GRID_DIM. "volume" is the ProblemSize's product. Used by
+# bench/paired_search.py's "launch": "spec"; this benchmark replays adaexplore with its defaults,
+# whose surrogate does not use the features within one size (docs/model-benchmark.md).
+LAUNCH = {
+    "convolution": {"block": ["block_size_x", "block_size_y"],
+                    "grid": ["ceil(4096 / (block_size_x * tile_size_x))", "ceil(4096 / (block_size_y * tile_size_y))"],
+                    "volume": 4096 * 4096},
+    "convolution_milo": {"block": ["block_size_x", "block_size_y"],
+                         "grid": ["ceil(4096 / (block_size_x * tile_size_x))",
+                                  "ceil(4096 / (block_size_y * tile_size_y))"],
+                         "volume": 4096 * 4096},
+    "dedispersion_milo": {"block": ["block_size_x", "block_size_y", "block_size_z"],
+                          "grid": ["ceil(25000 / (block_size_x * tile_size_x))",
+                                   "ceil(2048 / (block_size_y * tile_size_y))"],
+                          "volume": 25000 * 2048},
+    "gemm": {"block": ["MDIMC", "NDIMC"], "grid": ["ceil(4096 / MWG)", "ceil(4096 / NWG)"], "volume": 4096 * 4096},
+    "pnpoly": {"block": ["block_size_x"], "grid": ["ceil(20000000 / (block_size_x * tile_size))"],
+               "volume": 20000000},
+}
+# SMs (compute units) of the recorded GPUs, by file name: the device query a tuning makes.
+SM_COUNT = {"RTX_2080_Ti": 68, "RTX_3090": 82, "A100": 108, "A4000": 48, "MI250X": 110}
+
+
+def launch_option(path):
+    """adaexplore's "launch" option for a recorded file (kernel folder / GPU), or None."""
+    launch = LAUNCH.get(path.parent.name)
+    if launch is None:
+        return None
+    launch = dict(launch)
+    gpu = path.name.split(".")[0]
+    if gpu in SM_COUNT:
+        launch["sm_count"] = SM_COUNT[gpu]
+    return launch
+
+
 # ---------------------------------------------------------------- recorded spaces
 
 def is_failure(record, objective):

@@ -67,10 +67,10 @@ def nearest_first(values, others):
     return sorted(others, key=lambda o: (round(log_distance(o, values), 12), -volume(o)))
 
 
-def replay(tuner, kernel_dir, slug, budget, seed, json_out, transfer=(), count=8):
+def replay(tuner, kernel_dir, slug, budget, seed, json_out, transfer=(), count=8, options="{}"):
     argv = [tuner, "replay", "--results", str(kernel_dir / f"h200.{slug}.jsonl"), "--spec",
             str(kernel_dir / "spec.json"), "--strategy", "adaexplore", "--budget", str(budget), "--seed", str(seed),
-            "--json", str(json_out)]
+            "--json", str(json_out), "--strategy-options", options]
     for t in transfer:
         argv += ["--transfer", str(t)]
     if transfer:
@@ -90,18 +90,18 @@ def to_within(trace, optimum, margin=0.02):
     return None
 
 
-def one_seed(tuner, kernel_dir, sizes, budget, later, seed, work, order="ascending", count=8):
+def one_seed(tuner, kernel_dir, sizes, budget, later, seed, work, order="ascending", count=8, options="{}"):
     """{"independent": {slug: (ratio, within, evaluated)}, "transfer": {...}} for one seed."""
     out = {"independent": {}, "transfer": {}}
     for label, slug, values in sizes:
-        t = replay(tuner, kernel_dir, slug, budget, seed, work / f"ind-{slug}-{seed}.json")
+        t = replay(tuner, kernel_dir, slug, budget, seed, work / f"ind-{slug}-{seed}.json", options=options)
         out["independent"][slug] = (t["ratio"], to_within(t, t["optimum_ms"]), t["evaluated"])
     done = []  # (values, trace path) of the chain so far
     for label, slug, values in sorted(sizes, key=lambda s: volume(s[2]), reverse=order == "descending"):
         by_size = {tuple(v): p for v, p in done}
         traces = [by_size[tuple(v)] for v in nearest_first(values, [v for v, _ in done])]
         path = work / f"tr-{slug}-{seed}.json"
-        t = replay(tuner, kernel_dir, slug, later if done else budget, seed, path, traces, count)
+        t = replay(tuner, kernel_dir, slug, later if done else budget, seed, path, traces, count, options)
         out["transfer"][slug] = (t["ratio"], to_within(t, t["optimum_ms"]), t["evaluated"])
         done.append((values, path))
     return out
@@ -120,6 +120,9 @@ def main():
     ap.add_argument("--order", choices=("ascending", "descending"), default="ascending",
                     help="the chain's order of the sizes (tune: ascending volume)")
     ap.add_argument("--transfer-count", type=int, default=8, help="configurations taken from the earlier sizes (tune: 8)")
+    ap.add_argument("--strategy-options", default="{}",
+                    help="adaexplore's options for every replay, a JSON object; '{\"size_model\": false, "
+                         "\"behaviour\": false}' is the search before 2026-12-06 (the other sizes' winners first)")
     a = ap.parse_args()
     a.work.mkdir(parents=True, exist_ok=True)
     later = a.later or max(1, math.ceil(a.budget / 3))
@@ -128,7 +131,9 @@ def main():
     say("# Size-transfer benchmark")
     say("")
     say(f"Generated {datetime.date.today().isoformat()} by `python3 bench/size_transfer.py --tuner ... --work ... "
-        f"--kernels {a.kernels} --budget {a.budget} --seeds {a.seeds}` on {platform.node()} "
+        f"--kernels {a.kernels} --budget {a.budget} --seeds {a.seeds}"
+        + (f" --strategy-options '{a.strategy_options}'" if a.strategy_options != "{}" else "")
+        + f"` on {platform.node()} "
         f"(commit {subprocess.run(['git', '-C', str(REPO), 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()}).")
     say("")
     say(f"Independent: every size replayed with budget {a.budget}. Transfer: the smallest size with {a.budget}, "
@@ -146,7 +151,7 @@ def main():
         work.mkdir(parents=True, exist_ok=True)
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
             runs = list(pool.map(lambda s: one_seed(a.tuner, kdir, sizes, a.budget, later, s, work, a.order,
-                                                    a.transfer_count),
+                                                    a.transfer_count, a.strategy_options),
                                  range(1, a.seeds + 1)))
         say(f"\n## {kernel}\n")
         say("| size | mode | budget | mean optimum/best | to 2 % (median) | got to 2 % |")

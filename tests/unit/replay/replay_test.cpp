@@ -579,9 +579,12 @@ TEST(ReplayCommand, TransferFromAnotherSizesTraceStartsFromItsBestAndKnowsItsFai
   std::stable_sort(best.begin(), best.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   ASSERT_GE(best.size(), 4u);
   ASSERT_GE(failed.size(), 2u);
+  // Without the size model (option size_model false) a later size starts from the other sizes'
+  // winners, as `tune` did before 2026-12-06.
   for (const std::string seed : {"1", "2", "3"}) {
     const json warm = replay("M512_N512_K512", "20", seed, temp_dir() / "size512_transfer.json",
-                             {"--transfer", source.string(), "--transfer-count", "4"});
+                             {"--transfer", source.string(), "--transfer-count", "4", "--strategy-options",
+                              R"({"size_model": false})"});
     ASSERT_EQ(warm["evaluations"].size(), 20u);
     for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(warm["evaluations"][i]["config"], best[i].second) << i;
     EXPECT_EQ(warm["transfer"]["configs"], 4);
@@ -602,6 +605,64 @@ TEST(ReplayCommand, TransferFromAnotherSizesTraceStartsFromItsBestAndKnowsItsFai
   std::cout << "mean optimum/best at 512^3, budget 20: " << with / 5 << " with the transfer, " << without / 5
             << " without\n";
   EXPECT_GT(with / 5, without / 5 + 0.05);
+}
+
+// With the size model (the default), a later size starts from the configurations the model fitted
+// on the other sizes' traces predicts best at this size: not the winners' list, none known to
+// fail there, each evaluation's trace line says nothing new, and the start is as good as the
+// winners' (the model knows their times and the size's shape).
+TEST(ReplayCommand, TransferThroughTheModelStartsFromThePredictedBest) {
+  const std::filesystem::path dir = std::filesystem::path(ADAEXPLORE_TEST_DATA) / "spaces/sizes/gemm";
+  const std::string spec = (dir / "spec.json").string();
+  auto replay = [&](const std::string& size, const std::string& budget, const std::string& seed,
+                    const std::filesystem::path& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--results", (dir / ("h200." + size + ".jsonl")).string(), "--spec", spec,
+                                     "--strategy", "adaexplore", "--budget", budget, "--seed", seed, "--json",
+                                     out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto [rc, text] = run_replay_command(args);
+    EXPECT_EQ(rc, kExitOk) << text;
+    json trace;
+    std::ifstream(out) >> trace;
+    return trace;
+  };
+  const auto tuned = temp_dir() / "size256_model.json";
+  const json source = replay("M256_N256_K256", "60", "1", tuned);
+  EXPECT_EQ(source["size"], json::array({256, 256, 256}));  // the trace says its size
+  double model = 0, winners = 0;
+  for (const std::string seed : {"1", "2", "3", "4", "5"}) {
+    const json m = replay("M512_N512_K512", "20", seed, temp_dir() / "size512_model.json",
+                          {"--transfer", tuned.string(), "--transfer-count", "4"});
+    const json w = replay("M512_N512_K512", "20", seed, temp_dir() / "size512_winners.json",
+                          {"--transfer", tuned.string(), "--transfer-count", "4", "--strategy-options",
+                           R"({"size_model": false})"});
+    ASSERT_EQ(m["evaluations"].size(), 20u);
+    EXPECT_EQ(m["transfer"]["configs"], 4);
+    std::set<std::string> start_m, start_w;
+    for (std::size_t i = 0; i < 4; ++i) {
+      start_m.insert(m["evaluations"][i]["config"].dump());
+      start_w.insert(w["evaluations"][i]["config"].dump());
+      EXPECT_TRUE(m["evaluations"][i]["objective"].is_number()) << m["evaluations"][i].dump();
+    }
+    EXPECT_NE(start_m, start_w) << "seed " << seed << ": the model's start is the winners' list";
+    model += m["ratio"].get<double>();
+    winners += w["ratio"].get<double>();
+  }
+  std::cout << "mean optimum/best at 512^3, budget 20, from 256^3: " << model / 5 << " through the model, "
+            << winners / 5 << " from the winners\n";
+  EXPECT_GE(model / 5, winners / 5 - 0.02);
+  // A trace that does not say its size (written before 2026-12-06) cannot teach the model how times
+  // move with the size: the start is the winners', as with size_model false.
+  json unsized = source;
+  unsized.erase("size");
+  const auto unsized_path = temp_dir() / "size256_unsized.json";
+  std::ofstream(unsized_path) << unsized.dump();
+  const json u = replay("M512_N512_K512", "20", "1", temp_dir() / "size512_unsized.json",
+                        {"--transfer", unsized_path.string(), "--transfer-count", "4"});
+  const json w = replay("M512_N512_K512", "20", "1", temp_dir() / "size512_winners.json",
+                        {"--transfer", tuned.string(), "--transfer-count", "4", "--strategy-options",
+                         R"({"size_model": false})"});
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(u["evaluations"][i]["config"], w["evaluations"][i]["config"]) << i;
 }
 
 TEST(ReplayCommand, TakesExactlyOneRecordedSpace) {

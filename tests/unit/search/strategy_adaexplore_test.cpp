@@ -313,3 +313,68 @@ TEST(AdaExploreStrategy, TheFirstBatchAfterTheStartMixesTheOperators) {
 
 }  // namespace
 }  // namespace adaexplore
+
+namespace adaexplore {
+namespace {
+
+// What the model believed of a proposal (Strategy::belief, recorded as extra.model): nothing
+// before the surrogate has two successes to fit, then its prediction with an interval around it
+// and the knowledge base's P(fail); nothing for a configuration it never proposed.
+TEST(AdaExploreStrategy, BeliefIsThePredictionAtProposal) {
+  const Space s = space();
+  auto strategy = make(s, 1, 40);
+  const auto first = strategy->propose(8);
+  ASSERT_EQ(first.size(), 8u);
+  EXPECT_EQ(strategy->belief(first[0]).count("predicted_ms"), 0u) << strategy->belief(first[0]).dump();
+  for (const auto& c : first) strategy->observe(evaluate(c));
+  const auto second = strategy->propose(8);
+  ASSERT_FALSE(second.empty());
+  for (const auto& c : second) {
+    const nlohmann::json b = strategy->belief(c);
+    ASSERT_TRUE(b.is_object()) << s.label(c);
+    ASSERT_TRUE(b.contains("predicted_ms")) << b.dump();
+    const double p = b["predicted_ms"].get<double>();
+    EXPECT_GT(p, 0);
+    EXPECT_LE(b["interval_ms"][0].get<double>(), p);
+    EXPECT_GE(b["interval_ms"][1].get<double>(), p);
+    EXPECT_GE(b["p_fail"].get<double>(), 0.0);
+    EXPECT_LE(b["p_fail"].get<double>(), 1.0);
+  }
+  Config never = second[0];
+  for (const auto& c : s.enumerate_valid())
+    if (std::find(first.begin(), first.end(), c) == first.end() &&
+        std::find(second.begin(), second.end(), c) == second.end()) {
+      never = c;
+      break;
+    }
+  EXPECT_TRUE(strategy->belief(never).is_null());
+}
+
+// The option "launch" (a replay without a spec) declares the launch shape over the parameters; a
+// bad one names the option and what is wrong. With "behaviour": true the search differs (the
+// surrogate has the behavioural features) and still keeps its contract; without it (the default
+// within one size) the launch changes nothing.
+TEST(AdaExploreStrategy, LaunchOptionGivesTheSurrogateBehaviouralFeatures) {
+  const nlohmann::json launch = {{"block", {"A * 32", "B + 1"}}, {"grid", {"ceil(4096 / (A + 1))"}}, {"sm_count", 132}};
+  EXPECT_EQ(message_of({{"launch", launch}}), "");
+  EXPECT_NE(message_of({{"launch", 3}}).find("option launch must be an object"), std::string::npos);
+  EXPECT_NE(message_of({{"launch", {{"block", "A"}}}}).find("block must list 1 to 3 expressions"), std::string::npos);
+  EXPECT_NE(message_of({{"launch", {{"grid", {"Z * 2"}}}}}).find("option launch.grid"), std::string::npos)
+      << message_of({{"launch", {{"grid", {"Z * 2"}}}}});
+  EXPECT_NE(message_of({{"launch", {{"warps", 2}}}}).find("unknown key 'warps'"), std::string::npos);
+  EXPECT_NE(message_of({{"start_kappa", -1}}).find("option start_kappa must be a number in [0, 10]"),
+            std::string::npos);
+  EXPECT_NE(message_of({{"size_model", 1}}).find("option size_model must be true or false"), std::string::npos);
+  const Space s = space();
+  auto with = make(s, 3, 60, {{"launch", launch}, {"behaviour", true}});
+  auto without = make(s, 3, 60);
+  auto ignored = make(s, 3, 60, {{"launch", launch}});
+  const auto a = drive(*with, 60, 8), b = drive(*without, 60, 8), c = drive(*ignored, 60, 8);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(b, c);
+  EXPECT_EQ(std::set<Config>(a.begin(), a.end()).size(), a.size());
+  for (const auto& x : a) EXPECT_TRUE(s.satisfies(x));
+}
+
+}  // namespace
+}  // namespace adaexplore

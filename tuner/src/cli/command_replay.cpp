@@ -127,6 +127,7 @@ json trace(const TuneReport& r, const RecordedSpace& cache, const ReplayArgs& a,
   run["kernel"] = cache.kernel_name;
   run["device"] = cache.device_name;
   run["constraints"] = a.constraints;
+  if (!cache.size.empty()) run["size"] = cache.size;
   run["strategy_options"] = a.options;
   if (run.contains("warm_start")) run["warm_start"]["file"] = a.warm_start;
   json evaluations = json::array();
@@ -225,17 +226,20 @@ int run_replay(ReplayArgs a) {
   std::vector<Config> warm =
       a.warm_start.empty() ? std::vector<Config>{} : warm_start_configs(a.warm_start, a.warm_start_count, cache.space, std::cerr);
   SizeTransfer transfer;
+  ReplayTransfer later;  // the strategy's model picks the start from the records, else the winners
   if (!a.transfer.empty()) {
-    transfer = size_transfer(a.transfer, a.transfer_count, cache.space, std::cerr);
-    warm.insert(warm.end(), transfer.warm_start.begin(), transfer.warm_start.end());
+    transfer = size_transfer(a.transfer, a.transfer_count, cache.space, std::cerr, &later.records);
+    later.winners = transfer.warm_start;
+    later.prior = transfer.prior;
+    later.count = transfer.warm_start.size();
   }
   std::vector<TuneReport> reports;
   json traces = json::array();
   for (std::size_t i = 0; i < a.repeat; ++i) {
     const std::uint64_t seed = a.seed + i;
-    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm, a.in_flight, transfer.prior));
+    reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm, a.in_flight, later));
     json line = summary(reports.back(), a, seed, optimum);
-    if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size() - transfer.warm_start.size()}};
+    if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size()}};
     if (!a.transfer.empty())
       line["transfer"] = {{"configs", transfer.warm_start.size()}, {"prior", transfer.prior.size()},
                           {"traces", a.transfer.size()}};

@@ -25,6 +25,11 @@ void Recorder::resume(const std::vector<Outcome>& previous) {
 
 void Recorder::measured(Outcome o) {
   classify_slow(o);
+  // What the strategy's model believed when it proposed the configuration (Strategy::belief).
+  if (nlohmann::json belief = strategy_.belief(o.config); !belief.is_null()) {
+    if (!o.extra.is_object()) o.extra = nlohmann::json::object();
+    o.extra["model"] = std::move(belief);
+  }
   record(o, /*fresh=*/true);
 }
 

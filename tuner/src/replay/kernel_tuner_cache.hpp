@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "learn/features.hpp"
 #include "model/outcome.hpp"
 #include "model/space.hpp"
 
@@ -77,6 +78,12 @@ struct RecordedSpace {
   /// made before compiling, with the recorded device's limits (resource_check.hpp
   /// launch_verdict), for ReplayBackend::check_statically; empty otherwise.
   std::function<std::optional<Outcome>(const Space&, const Config&)> static_check;
+  /// Results files only: what the behavioural features (learn/features.hpp) are derived from:
+  /// the spec's launch expressions and size names, the recorded device's limits and SMs (header
+  /// device.limits, device.sm_count), and the size the file was recorded at (header
+  /// key_parts.size, in the spec's sizes.names order; empty: none).
+  FeatureContext features;
+  std::vector<long long> size;
 };
 using KernelTunerCache = RecordedSpace;
 

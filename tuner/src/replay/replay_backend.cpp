@@ -1,7 +1,10 @@
 #include "replay/replay_backend.hpp"
 #include "model/backend_kind.hpp"
 
+#include <algorithm>
+#include <fstream>
 #include <limits>
+#include <type_traits>
 
 #include "store/key.hpp"
 #include "evaluate/resource_check.hpp"
@@ -133,6 +136,35 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
   out.records = std::move(file.outcomes);
   for (const auto& o : out.records) out.records_outside_constraints += out.space.satisfies(o.config) ? 0 : 1;
   const nlohmann::json& device = raw.header.device;
+  out.features.launch = spec.launch;
+  out.features.size_names = spec.sizes.names;
+  if (device.is_object() && device.contains("sm_count") && device["sm_count"].is_number_integer())
+    out.features.sm_count = device["sm_count"].get<int>();
+  if (device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
+    const nlohmann::json& l = device["limits"];
+    DeviceLimits limits;
+    auto take = [&](const char* key, auto& field) {
+      if (l.contains(key) && l[key].is_number_integer()) field = l[key].get<std::decay_t<decltype(field)>>();
+    };
+    take("max_threads_per_block", limits.max_threads_per_block);
+    take("max_threads_per_sm", limits.max_threads_per_sm);
+    take("registers_per_block", limits.registers_per_block);
+    take("registers_per_sm", limits.registers_per_sm);
+    take("shared_per_block", limits.shared_per_block);
+    take("shared_per_block_optin", limits.shared_per_block_optin);
+    take("shared_per_sm", limits.shared_per_sm);
+    out.features.limits = limits;
+  }
+  const auto size = raw.header.key_parts.find("size");
+  if (size != raw.header.key_parts.end() && size->is_object()) {
+    for (const std::string& name : spec.sizes.names) {
+      if (!size->contains(name) || !(*size)[name].is_number_integer()) {
+        out.size.clear();
+        break;
+      }
+      out.size.push_back((*size)[name].get<long long>());
+    }
+  }
   if (backend_kind(spec.backend).launches_kernels && (spec.launch.threads_per_block || spec.launch.dynamic_shared_bytes) &&
       device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
     // A limit the header lacks is not checked (taken as unbounded); one that is not a whole
@@ -167,14 +199,39 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
                          const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
                          const std::vector<Config>& warm_start, std::size_t in_flight,
                          const std::vector<Outcome>& prior) {
+  ReplayTransfer transfer;
+  transfer.prior = prior;
+  return replay_tuning(backend, strategy, options, budget, seed, warm_start, in_flight, transfer);
+}
+
+TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
+                         const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
+                         const std::vector<Config>& warm_start, std::size_t in_flight,
+                         const ReplayTransfer& transfer) {
   const Space& space = backend.cache().space;
+  const std::vector<Outcome>& prior = transfer.prior;
   StrategyOptions so;
   so.seed = seed;
   so.budget = budget;
   so.options = options;
   so.static_check = [&backend](const Config& c) { return backend.check_statically(c); };
   so.prior = prior;
+  const RecordedSpace& recorded = backend.cache();
+  if (recorded.features.launch.threads_per_block || !recorded.features.launch.grid.empty() ||
+      recorded.features.launch.dynamic_shared_bytes || !recorded.features.size_names.empty())
+    so.features = std::make_shared<const FeatureMap>(space, recorded.features);
+  so.size = recorded.size;
+  so.transfer = transfer.records;
   auto search = make_strategy(strategy, space, so);
+  // A later size starts from the configurations the strategy's model predicts best here; a
+  // strategy without one starts from the other sizes' winners.
+  std::vector<Config> start = warm_start;
+  if (transfer.count) {
+    std::vector<Config> predicted = search->predicted_start(transfer.count, transfer.winners);
+    const std::vector<Config>& chosen = predicted.empty() ? transfer.winners : predicted;
+    for (const Config& c : chosen)
+      if (std::find(start.begin(), start.end(), c) == start.end()) start.push_back(c);
+  }
   TuneOptions to;
   to.kernel = backend.cache().kernel_name;
   to.budget = budget;
@@ -182,8 +239,26 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
   to.setup_failure_window = std::numeric_limits<std::size_t>::max();  // recorded failures are data
   to.batch = 8;  // proposals per round, as the tuning loop asked for before 2026-11-30 (failure-driven pipeline) (benchmarks comparable)
   to.in_flight = in_flight;  // 0: rounds of `batch`
-  to.warm_start = warm_start;
+  to.warm_start = start;
   return run_tuning(space, Config{}, backend, *search, to, nullptr);
+}
+
+std::vector<StrategyOptions::SizedOutcome> sized_records(const std::string& trace_path,
+                                                         const std::vector<Outcome>& outcomes) {
+  std::vector<long long> size;
+  std::ifstream in(trace_path);
+  const nlohmann::json trace = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (trace.is_object() && trace.contains("size") && trace["size"].is_array())
+    for (const auto& v : trace["size"]) {
+      if (!v.is_number_integer()) {
+        size.clear();
+        break;
+      }
+      size.push_back(v.get<long long>());
+    }
+  std::vector<StrategyOptions::SizedOutcome> out;
+  for (const auto& o : outcomes) out.push_back({o, size});
+  return out;
 }
 
 double optimum_ratio(const std::optional<Outcome>& optimum, const std::optional<Outcome>& best) {

@@ -10,6 +10,7 @@
 #include "evaluate/backend.hpp"
 #include "replay/kernel_tuner_cache.hpp"
 #include "loop/tuner.hpp"
+#include "search/strategy.hpp"
 
 namespace adaexplore {
 
@@ -77,6 +78,30 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
                          const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
                          const std::vector<Config>& warm_start = {}, std::size_t in_flight = 0,
                          const std::vector<Outcome>& prior = {});
+
+/// What a problem size takes from the other sizes' replays (`replay --transfer`).
+struct ReplayTransfer {
+  std::vector<Config> winners;  // their best configurations (sizes.hpp transfer_from)
+  std::vector<Outcome> prior;   // their size-independent failures (StrategyOptions::prior)
+  std::vector<StrategyOptions::SizedOutcome> records;  // their evaluations with their sizes
+  /// Configurations evaluated first (after `warm_start`): the strategy's predicted_start(count)
+  /// when it has a model fitted on `records`, else the first `count` of `winners`; 0: none.
+  std::size_t count = 0;
+};
+
+/// replay_tuning above, a later problem size: `transfer` as ReplayTransfer says. The recorded
+/// space's behavioural features (RecordedSpace::features) and size reach the strategy
+/// (StrategyOptions::features, size).
+TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
+                         const nlohmann::json& options, std::size_t budget, std::uint64_t seed,
+                         const std::vector<Config>& warm_start, std::size_t in_flight,
+                         const ReplayTransfer& transfer);
+
+/// The evaluations of a replay trace (`replay --json` of one run) paired with the size the trace
+/// records ("size": one value per size name, written for results files recorded at a size); an
+/// empty size when it records none. `outcomes` are the trace's evaluations as read.
+std::vector<StrategyOptions::SizedOutcome> sized_records(const std::string& trace_path,
+                                                         const std::vector<Outcome>& outcomes);
 
 /// optimum / best: 1 when the optimum was found, 0 when nothing succeeded (or nothing did in the
 /// file).

@@ -1,5 +1,6 @@
 // Replay traces (`replay --json` of one run) read back (replay_trace.hpp).
 #include "replay/replay_trace.hpp"
+#include "replay/replay_backend.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -99,11 +100,15 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
 // --transfer: what `tune` gives a problem size from the other sizes (sizes.hpp transfer_from),
 // from their replay traces, nearest size first.
 SizeTransfer size_transfer(const std::vector<std::string>& paths, std::size_t count, const Space& space,
-                           std::ostream& log) {
+                           std::ostream& log, std::vector<StrategyOptions::SizedOutcome>* records) {
   std::vector<std::vector<Outcome>> traces;
   for (const auto& path : paths) {
     std::size_t foreign = 0;
     traces.push_back(trace_outcomes("--transfer", path, space, foreign));
+    if (records) {
+      const auto sized = sized_records(path, traces.back());  // with the trace's "size" (model transfer)
+      records->insert(records->end(), sized.begin(), sized.end());
+    }
   }
   std::vector<const std::vector<Outcome>*> others;
   for (const auto& t : traces) others.push_back(&t);

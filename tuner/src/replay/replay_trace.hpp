@@ -10,6 +10,7 @@
 #include "model/outcome.hpp"
 #include "model/sizes.hpp"
 #include "model/space.hpp"
+#include "search/strategy.hpp"
 
 namespace adaexplore {
 
@@ -24,8 +25,10 @@ std::vector<Outcome> trace_outcomes(const std::string& option, const std::string
 std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space,
                                        std::ostream& log);
 /// --transfer: what `tune` gives a problem size from the other sizes (sizes.hpp transfer_from),
-/// from their traces at `paths`, nearest size first; described in one line to `log`.
+/// from their traces at `paths`, nearest size first; described in one line to `log`. With
+/// `records`, the traces' evaluations with the size each trace says (replay_backend.hpp
+/// sized_records) are appended to it, for the strategy's model of how time moves with the size.
 SizeTransfer size_transfer(const std::vector<std::string>& paths, std::size_t count, const Space& space,
-                           std::ostream& log);
+                           std::ostream& log, std::vector<StrategyOptions::SizedOutcome>* records = nullptr);
 
 }  // namespace adaexplore

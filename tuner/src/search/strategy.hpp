@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "learn/features.hpp"
 #include "model/outcome.hpp"
 #include "model/space.hpp"
 
@@ -39,6 +40,20 @@ struct StrategyOptions {
   /// base observes them before the first proposal (they are not evaluations of this tuning and
   /// never count against its budget); random and ga ignore them (baselines).
   std::vector<Outcome> prior;
+  /// Behavioural features of a configuration (features.hpp): the spec's launch shape, the sizes'
+  /// names and the device; null or undeclared: none (adaexplore then takes its "launch" option, if
+  /// any). adaexplore's surrogate learns on them; random and ga ignore them.
+  std::shared_ptr<const FeatureMap> features;
+  /// The size being tuned, one value per FeatureContext::size_names; empty: none.
+  std::vector<long long> size;
+  /// Other sizes' evaluations of the same kernel, each with its size (one value per size name):
+  /// adaexplore's performance model fits on them too (performance_model.hpp) and predicts where
+  /// this size starts (Strategy::predicted_start). Not evaluations of this tuning.
+  struct SizedOutcome {
+    Outcome outcome;
+    std::vector<long long> size;
+  };
+  std::vector<SizedOutcome> transfer;
 };
 
 class Strategy {
@@ -46,6 +61,17 @@ class Strategy {
   virtual ~Strategy() = default;
   virtual std::vector<Config> propose(std::size_t count) = 0;
   virtual void observe(const Outcome& outcome) = 0;
+  /// What the strategy's model believed of `config` when it proposed it: a JSON object
+  /// ({"predicted_ms", "interval_ms": [low, high], "p_fail"}, see strategy_adaexplore.cpp), recorded
+  /// in the outcome's extra.model; null when it has no model or did not propose `config`.
+  virtual nlohmann::json belief(const Config& /*config*/) const { return nullptr; }
+  /// Up to `count` configurations to evaluate first at this size, chosen with a model fitted on
+  /// StrategyOptions::transfer (and, as the strategy decides, from `winners`: the other sizes'
+  /// best, sizes.hpp transfer_from); empty when the strategy has no such model (the caller then
+  /// starts from the winners).
+  virtual std::vector<Config> predicted_start(std::size_t /*count*/, const std::vector<Config>& /*winners*/) {
+    return {};
+  }
 };
 
 struct StrategyInfo {

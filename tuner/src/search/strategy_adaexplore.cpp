@@ -39,6 +39,13 @@
 //  4. Failure-driven: the knowledge base (knowledge_base.hpp) learns from every failure; known
 //     infeasible candidates are never proposed, likely failures are ranked down, and failures
 //     feed the surrogate's feasibility weight rather than being wasted budget.
+//  5. The performance model (learn/performance_model.hpp): the surrogate above is its random forest
+//     on indices and alignment; with option behaviour, or when the tuning has other sizes'
+//     evaluations (StrategyOptions::transfer), also on the behavioural features
+//     (learn/features.hpp: threads per block, blocks, work per thread, waves, ...; ln size). A
+//     later size starts from what the model fitted on the other sizes predicts best there
+//     (predicted_start), and its surrogate also fits the other sizes' successes shifted onto this
+//     size's scale. What the model believed of each proposal is belief() (extra.model).
 //  Moves and mutations change only the parameters that have more than one value (a recorded
 //  space often pins some, e.g. gemm's KWG or conv's filter size): a step on a pinned parameter
 //  would make no new candidate, and the mutation rate is 1 / (number of free parameters).
@@ -55,7 +62,13 @@
 // power-of-two alignment features and the start's aligned values, make_alignment_features();
 // false: indices only, the search before 2026-11-30 (alignment features)), status_test (true: the knowledge base's
 // value rules also test a value's failure status, learned_rules.hpp (a); false: the value rules
-// before 2026-12-01 (status test)).
+// before 2026-12-01 (status test)), behaviour (false: the surrogate on indices and alignment;
+// true: also the behavioural features, where the launch is declared; measured neutral on the 9
+// recorded Kernel Tuner files, docs/model-benchmark.md), launch (a launch shape over the
+// parameters for a replay without a spec), size_model (true: a later size starts from the model's
+// predictions and its surrogate fits the other sizes too; false: the other sizes' winners, the
+// search before 2026-12-06), start_kappa (0), start_winners (0.5), rank_evolve_below (0: evolve's
+// children are never ranked; N: ranked by the surrogate below N evaluations).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
 // observes nothing, so no candidate is filtered as known infeasible, none is ranked down by
@@ -72,6 +85,7 @@
 #include <unordered_map>
 
 #include "learn/knowledge_base.hpp"
+#include "learn/performance_model.hpp"
 #include "search/operator_bandit.hpp"
 #include "search/random_forest.hpp"
 #include "search/strategy.hpp"
@@ -101,7 +115,7 @@ constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 constexpr const char* kOptions[] = {
     "initial", "batch", "candidates", "explore_candidates", "niches", "niche_radius", "trees",
     "knowledge_base", "max_failure_probability", "max_failure_probability_local", "alignment",
-    "status_test"};
+    "status_test", "behaviour", "launch", "size_model", "start_kappa", "rank_evolve_below", "start_winners"};
 
 struct Scored {
   Config config;
@@ -155,7 +169,32 @@ class AdaExploreStrategy : public Strategy {
     max_failure_local_ = probability_option(o, "max_failure_probability_local", 0.8);
     RandomForest::Options fo;
     fo.trees = static_cast<int>(count_option(o, "trees", 24, 1));
-    forest_ = RandomForest(fo);
+    forest_options_ = fo;
+    features_ = options.features;
+    if (o.contains("launch") && !(features_ && features_->declared())) features_ = launch_option(space_, o["launch"]);
+    size_ = options.size;
+    transfer_ = options.transfer;
+    size_model_ = bool_option(o, "size_model", true);
+    rank_evolve_below_ = count_option(o, "rank_evolve_below", 0, 0);
+    if (o.contains("start_winners")) {
+      const auto& w = o["start_winners"];
+      if (!(w.is_number() && w.get<double>() >= 0 && w.get<double>() <= 1))
+        throw std::invalid_argument("adaexplore: option start_winners must be a number in [0, 1] (a share of the "
+                                    "start), not " + w.dump());
+      start_winners_ = w.get<double>();
+    }
+    if (o.contains("start_kappa")) {
+      const auto& k = o["start_kappa"];
+      if (!(k.is_number() && k.get<double>() >= 0 && k.get<double>() <= 10))
+        throw std::invalid_argument("adaexplore: option start_kappa must be a number in [0, 10], not " + k.dump());
+      start_kappa_ = k.get<double>();
+    }
+    // The surrogate learns on the behavioural features with option behaviour, and always when it
+    // also fits the other sizes' evaluations (their sizes differ only there).
+    const bool other_sizes = std::any_of(transfer_.begin(), transfer_.end(),
+                                         [this](const auto& t) { return usable_record(t); });
+    const bool behaviour = bool_option(o, "behaviour", false) || (size_model_ && other_sizes);
+    model_ = PerformanceModel(space_, behaviour ? features_.get() : nullptr, alignment_, fo);
     for (const auto& [key, value] : o.items())
       if (std::find(std::begin(kOptions), std::end(kOptions), key) == std::end(kOptions)) {
         std::string known;
@@ -173,7 +212,66 @@ class AdaExploreStrategy : public Strategy {
       if (!config) break;
       sampler_.mark(*config);
       pending_.push_back({*config, op});
+      remember_belief(*config, model_, nullptr);
       out.push_back(*config);
+    }
+    return out;
+  }
+
+  nlohmann::json belief(const Config& config) const override {
+    const auto it = beliefs_.find(config);
+    return it == beliefs_.end() ? nlohmann::json(nullptr) : it->second;
+  }
+
+  // The rank of a configuration in predicted_start(): a lower confidence bound of its predicted
+  // log time, mean - start_kappa_ x the trees' spread (default 0: the mean alone).
+  double start_score(const RandomForest::Prediction& p) const { return p.mean - start_kappa_ * p.stdev; }
+
+  // A later size's start (option size_model): the performance model fitted on the other sizes'
+  // successes (centred per size, with the behavioural features at each size) ranks every valid
+  // configuration at this size (all when the space was enumerated, else 4096 random ones), leaving
+  // out those known to fail or likely to (P(fail) > max_failure_probability, from the knowledge
+  // base that observed the other sizes' size-independent failures); the start alternates the
+  // predicted fastest with the other sizes' winners, start_winners (0.5) of it the winners'.
+  std::vector<Config> predicted_start(std::size_t count, const std::vector<Config>& winners) override {
+    std::vector<PerformanceModel::Sample> samples;
+    for (const auto& t : transfer_)
+      if (usable_record(t)) samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
+    if (!size_model_ || samples.size() < 2 || count == 0) return {};
+    PerformanceModel model(space_, features_.get(), alignment_, forest_options_);
+    model.fit(samples, rng_, /*center=*/true);
+    std::vector<Config> pool;
+    if (const auto* all = sampler_.enumerated())
+      pool = *all;
+    else
+      for (int i = 0; i < 4096; ++i)
+        if (auto c = random_valid()) pool.push_back(*c);
+    std::vector<std::pair<double, const Config*>> ranked;
+    for (const Config& c : pool)
+      if (usable(c) && failure_probability(c) <= max_failure_)
+        ranked.emplace_back(start_score(model.predict(c, &size_)), &c);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // The model's picks and the winners alternate, the model's first; start_winners_ of the
+    // start (rounded down) is the winners' share while they last.
+    const std::size_t from_winners = std::min(winners.size(), static_cast<std::size_t>(start_winners_ * count));
+    std::vector<Config> out;
+    std::size_t r = 0, w = 0, taken_winners = 0;
+    const double relative_unknown = 0;
+    while (out.size() < count && (r < ranked.size() || (taken_winners < from_winners && w < winners.size()))) {
+      const bool winner = taken_winners < from_winners && w < winners.size() &&
+                          (out.size() % 2 == 1 || r == ranked.size());
+      if (winner) {
+        const Config& c = winners[w++];
+        if (!sampler_.mark(c)) continue;  // the model picked it already
+        ++taken_winners;
+        remember_belief(c, model, &relative_unknown);
+        out.push_back(c);
+      } else {
+        const auto& [score, c] = ranked[r++];
+        if (!sampler_.mark(*c)) continue;  // a repeat in a sampled pool, or a winner taken
+        remember_belief(*c, model, &score);
+        out.push_back(*c);
+      }
     }
     return out;
   }
@@ -204,6 +302,107 @@ class AdaExploreStrategy : public Strategy {
     Config config;
     double log_objective;
   };
+
+  // Another size's record the model can learn from: a success with its objective, at a known size
+  // of as many values as this one's (a trace that does not say its size is left out: the model
+  // could not tell its times from this size's).
+  bool usable_record(const StrategyOptions::SizedOutcome& t) const {
+    return is_success(t.outcome.status) && t.outcome.objective && *t.outcome.objective > 0 && !t.size.empty() &&
+           t.size.size() == size_.size();
+  }
+
+  // The other sizes' successes on this size's scale, for the surrogate: each size's log times
+  // shifted by the mean difference, over the configurations measured at both, of this size's log
+  // time and that size's (sizes without a configuration in common are left out). What carries is
+  // the shape of the landscape; this size's own evaluations decide where they disagree, since
+  // they are the only samples at this size's features.
+  void add_transfer_samples(std::vector<PerformanceModel::Sample>& samples) const {
+    if (transfer_.empty() || successes_.empty()) return;
+    std::unordered_map<Config, double, ConfigHash> own;
+    for (const auto& s : successes_) own.emplace(s.config, s.log_objective);
+    std::map<std::vector<long long>, std::pair<double, std::size_t>> offset;  // size -> sum, n
+    for (const auto& t : transfer_) {
+      if (!usable_record(t)) continue;
+      const auto it = own.find(t.outcome.config);
+      if (it == own.end()) continue;
+      auto& [sum, n] = offset[t.size];
+      sum += it->second - std::log(*t.outcome.objective);
+      ++n;
+    }
+    for (const auto& t : transfer_) {
+      if (!usable_record(t)) continue;
+      const auto o = offset.find(t.size);
+      if (o == offset.end() || t.size == size_) continue;
+      samples.push_back({t.outcome.config, t.size,
+                         std::log(*t.outcome.objective) + o->second.first / static_cast<double>(o->second.second)});
+    }
+  }
+
+  // What `model` predicts for `config` (ln ms, its 68 % interval from the trees' spread) and the
+  // knowledge base's P(fail), kept for belief(). A model fitted centred (the transfer model)
+  // predicts relative times: `centred_mean` set, the prediction is reported as relative.
+  void remember_belief(const Config& config, const PerformanceModel& model, const double* centred_mean) {
+    nlohmann::json b = nlohmann::json::object();
+    if (!model.empty()) {
+      const auto p = model.predict(config, &size_);
+      if (centred_mean) {
+        b["predicted_relative"] = std::exp(p.mean);
+        b["source"] = "other sizes";
+      } else {
+        b["predicted_ms"] = std::exp(p.mean);
+        b["interval_ms"] = {std::exp(p.mean - p.stdev), std::exp(p.mean + p.stdev)};
+      }
+    }
+    if (use_kb_) b["p_fail"] = failure_probability(config);
+    if (!b.empty()) beliefs_[config] = std::move(b);
+  }
+
+  // Option "launch" (replays without a spec: a Kernel Tuner cache): the launch shape as the spec's
+  // "launch" section gives it, over the space's parameter names, plus "volume" (the problem's
+  // element count, for work per thread) and "sm_count".
+  static std::shared_ptr<const FeatureMap> launch_option(const Space& space, const nlohmann::json& l) {
+    const std::string what =
+        "adaexplore: option launch must be an object {\"block\": [exprs], \"grid\": [exprs], "
+        "\"threads_per_block\": expr, \"dynamic_shared_bytes\": expr, \"volume\": number, \"sm_count\": "
+        "integer} over the parameters' names";
+    if (!l.is_object()) throw std::invalid_argument(what + ", not " + l.dump());
+    FeatureContext context;
+    auto expr = [&](const nlohmann::json& e, const std::string& key) {
+      if (!e.is_string()) throw std::invalid_argument(what + "; " + key + " is " + e.dump() + ", not an expression");
+      try {
+        return Expr::parse(e.get<std::string>(), space.names());
+      } catch (const std::exception& x) {
+        throw std::invalid_argument("adaexplore: option launch." + key + ": " + x.what());
+      }
+    };
+    for (const auto& [key, v] : l.items()) {
+      if (key == "block" || key == "grid") {
+        if (!v.is_array() || v.empty() || v.size() > 3)
+          throw std::invalid_argument(what + "; " + key + " must list 1 to 3 expressions, not " + v.dump());
+        for (const auto& e : v) (key == "block" ? context.launch.block : context.launch.grid).push_back(expr(e, key));
+      } else if (key == "threads_per_block") {
+        context.launch.threads_per_block = expr(v, key);
+      } else if (key == "dynamic_shared_bytes") {
+        context.launch.dynamic_shared_bytes = expr(v, key);
+      } else if (key == "volume") {
+        if (!v.is_number() || v.get<double>() <= 0)
+          throw std::invalid_argument(what + "; volume must be a positive number, not " + v.dump());
+        context.volume = v.get<double>();
+      } else if (key == "sm_count") {
+        if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > 100000)
+          throw std::invalid_argument(what + "; sm_count must be an integer from 1 to 100000, not " + v.dump());
+        context.sm_count = v.get<int>();
+      } else {
+        throw std::invalid_argument(what + "; unknown key '" + key + "'");
+      }
+    }
+    if (!context.launch.block.empty() && !context.launch.threads_per_block) {
+      std::string product;
+      for (const auto& e : context.launch.block) product += (product.empty() ? "(" : " * (") + e.text() + ")";
+      context.launch.threads_per_block = Expr::parse(product, space.names());
+    }
+    return std::make_shared<const FeatureMap>(space, std::move(context));
+  }
 
   std::size_t rank_of(double y) const {
     std::size_t better = 0;
@@ -277,7 +476,7 @@ class AdaExploreStrategy : public Strategy {
     if (observed_ + pending_.size() < kTakeTurnsUntil) {
       const std::size_t op = kTurnOrder[turn_++ % std::size(kTurnOrder)];
       const std::vector<Config> pool = candidates(op);
-      if (auto c = op == kEvolve ? first_usable(pool) : best_candidate(pool, op)) return {c, op};
+      if (auto c = op == kEvolve && !rank_evolve() ? first_usable(pool) : best_candidate(pool, op)) return {c, op};
     }
     // An operator that makes no usable candidate is credited 0 and the bandit chooses again
     // (an uncredited arm comes first, so one that never makes a candidate, e.g. `probe` before
@@ -286,7 +485,7 @@ class AdaExploreStrategy : public Strategy {
       const std::size_t arm = bandit_.choose(phase_bonus());
       const std::size_t op = arms_[arm];
       const std::vector<Config> pool = candidates(op);
-      if (auto c = op == kEvolve ? first_usable(pool) : best_candidate(pool, op)) return {c, op};
+      if (auto c = op == kEvolve && !rank_evolve() ? first_usable(pool) : best_candidate(pool, op)) return {c, op};
       bandit_.credit(arm, 0.0);
     }
     if (auto c = best_candidate(candidates(kExplore), kExplore)) return {c, kExplore};
@@ -311,6 +510,10 @@ class AdaExploreStrategy : public Strategy {
     }
     return safest;
   }
+
+  // Whether `evolve`'s children are ranked by the surrogate now: while fewer than
+  // rank_evolve_below_ evaluations are done or pending (option rank_evolve_below; 0: never).
+  bool rank_evolve() const { return observed_ + pending_.size() < rank_evolve_below_; }
 
   // The knowledge base's P(fail) of `c`; 0 without the knowledge base.
   double failure_probability(const Config& c) const { return use_kb_ ? kb_.failure_probability(c) : 0.0; }
@@ -493,16 +696,6 @@ class AdaExploreStrategy : public Strategy {
   }
 
   // ---- the surrogate -------------------------------------------------------------------------
-  std::vector<double> features(const Config& c) const {
-    std::vector<double> x(c.size());
-    for (std::size_t p = 0; p < c.size(); ++p) {
-      const double span = static_cast<double>(space_.parameters()[p].values.size() - 1);
-      x[p] = span > 0 ? c[p] / span : 0.0;
-    }
-    for (std::size_t p = 0; p < c.size(); ++p)
-      if (!alignment_[p].empty()) x.push_back(alignment_[p][c[p]]);
-    return x;
-  }
 
   // The surrogate's alignment features: for each parameter of positive integer values whose
   // power-of-two alignment (the largest 2^k dividing the value) is not monotone in the value
@@ -533,18 +726,15 @@ class AdaExploreStrategy : public Strategy {
   void refit_if_needed() {
     if (successes_.size() < 2 || unfitted_ == 0) return;
     if (unfitted_ < std::max<std::size_t>(1, successes_.size() / 20)) return;
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    for (const auto& s : successes_) {
-      x.push_back(features(s.config));
-      y.push_back(s.log_objective);
-    }
-    forest_.fit(x, y, rng_);
+    std::vector<PerformanceModel::Sample> samples;
+    for (const auto& s : successes_) samples.push_back({s.config, size_, s.log_objective});
+    if (size_model_) add_transfer_samples(samples);
+    model_.fit(samples, rng_);
     unfitted_ = 0;
   }
 
   double expected_improvement(const Config& c) const {
-    const auto p = forest_.predict(features(c));
+    const auto p = model_.predict(c, &size_);
     const double sigma = std::max(p.stdev, 1e-6);
     const double z = (best_ - p.mean) / sigma;
     return (best_ - p.mean) * normal_cdf(z) + sigma * normal_pdf(z);
@@ -566,7 +756,7 @@ class AdaExploreStrategy : public Strategy {
     for (const auto& [candidate, p_fail] : usable_pool) {
       if (any_likely_success && p_fail > max_failure) continue;
       const Config& c = *candidate;
-      double score = forest_.empty() ? 1.0 : expected_improvement(c);
+      double score = model_.empty() ? 1.0 : expected_improvement(c);
       if (use_kb_) score *= (1.0 - p_fail) * kb_.preference(c);
       for (const Pending& b : pending_) {
         const double dist = space_.distance(c, b.config) / niche_radius_;
@@ -583,7 +773,16 @@ class AdaExploreStrategy : public Strategy {
   const Space& space_;
   UnseenSampler sampler_;
   KnowledgeBase kb_;
-  RandomForest forest_;
+  RandomForest::Options forest_options_;
+  std::shared_ptr<const FeatureMap> features_;  // StrategyOptions::features, or option launch
+  std::vector<long long> size_;                 // StrategyOptions::size
+  std::vector<StrategyOptions::SizedOutcome> transfer_;
+  bool size_model_ = true;
+  double start_kappa_ = 0.0;  // option start_kappa
+  double start_winners_ = 0.5;  // option start_winners
+  std::size_t rank_evolve_below_ = 0;  // option rank_evolve_below  // option size_model: predicted_start() from the transfer model
+  PerformanceModel model_;  // the surrogate: this size's successes (refit_if_needed)
+  std::unordered_map<Config, nlohmann::json, ConfigHash> beliefs_;  // belief() at proposal
   std::mt19937_64 rng_;
   bool use_kb_ = true;  // option knowledge_base
   double max_failure_ = 0.5;        // option max_failure_probability
