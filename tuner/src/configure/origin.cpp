@@ -229,6 +229,47 @@ void Flow::reject_pinned(std::string& origin, const std::string& problem) {
   origin = "DEFAULTS";
 }
 
+// The key of a `check` run (check.stamp): its arguments and the contents of the spec, the pinned
+// header and the files the spec names.
+static std::string check_stamp_key(const std::vector<std::string>& args, const fs::path& spec_file,
+                                   const fs::path& pinned) {
+  std::string key;
+  for (const auto& a : args) key += a + ";";
+  key += "\n";
+  for (const fs::path& file : {spec_file, pinned})
+    if (!file.empty() && fs::is_regular_file(file)) key += content_hash(read_file(file)) + "\n";
+  try {
+    const nlohmann::json spec = nlohmann::json::parse(read_file(spec_file));
+    for (const char* member : {"template", "kernel_source", "benchmark"})
+      if (spec.contains(member) && spec[member].is_string() && fs::is_regular_file(spec[member].get<std::string>()))
+        key += std::string(member) + " " + content_hash(read_file(spec[member].get<std::string>())) + "\n";
+  } catch (const std::exception&) {
+    // An unreadable spec: the check itself says what is wrong.
+  }
+  return content_hash(key);
+}
+
+// What to do about `check` ending with exit code `rc` (its documented codes: 1 bad input, 2 the
+// defaults fail, 5 the environment).
+static std::string check_failure_fix(int rc, const fs::path& spec_file, const std::string& database_setting) {
+  std::string fix;
+  if (rc == 1)
+    fix = "the spec, template or benchmark is invalid: fix what the message names (the spec " + spec_file.string() +
+          " is written from this call's arguments). A tuning on a GPU stops with the same error, and no "
+          "ADAEXPLORE_MODE avoids it.";
+  else if (rc == 5)
+    fix = "the environment, not the input: a file or folder could not be created, written or locked (the message "
+          "names it): check that ADAEXPLORE_DATABASE (" + database_setting +
+          ") and the build tree are writable folders and that the disk has space.";
+  else if (rc == 2)
+    fix = "the DEFAULTS do not compile, or exceed the target's limits (the message says which architecture): a "
+          "tuning on a GPU fails the same way. Fix the kernel, the benchmark or the DEFAULTS; every ADAEXPLORE_MODE "
+          "that uses the defaults or a pinned header checks them.";
+  else
+    fix = "the tuner stopped abnormally; rerun the command above by hand to see why.";
+  return fix;
+}
+
 // A kernel not tuned here: the pinned header checked against the call, then `check` (spec,
 // template, constraints, launch limits, compiles; host: nothing compiled), not repeated while its
 // inputs are unchanged (check.stamp). Returns the STATUS report ("" when none).
@@ -259,20 +300,7 @@ std::string Flow::check_untuned(std::string& origin, bool& rejected) {
   if (!config.empty()) args.insert(args.end(), {"--config", config, "--config-from", "the pinned header " + r_.pinned.string()});
   if (!backend_traits(r_.backend).compiles_in_check) args.push_back("--no-compile");  // tunes where configured natively
 
-  std::string key;
-  for (const auto& a : args) key += a + ";";
-  key += "\n";
-  for (const fs::path& file : {r_.spec, r_.pinned})
-    if (!file.empty() && fs::is_regular_file(file)) key += content_hash(read_file(file)) + "\n";
-  try {
-    const nlohmann::json spec = nlohmann::json::parse(read_file(r_.spec));
-    for (const char* member : {"template", "kernel_source", "benchmark"})
-      if (spec.contains(member) && spec[member].is_string() && fs::is_regular_file(spec[member].get<std::string>()))
-        key += std::string(member) + " " + content_hash(read_file(spec[member].get<std::string>())) + "\n";
-  } catch (const std::exception&) {
-    // An unreadable spec: the check itself says what is wrong.
-  }
-  key = content_hash(key);
+  const std::string key = check_stamp_key(args, r_.spec, r_.pinned);
   const fs::path stamp = r_.kernel_dir / "check.stamp";
   if (fs::is_regular_file(stamp)) {
     const std::string old = read_file(stamp);
@@ -290,21 +318,7 @@ std::string Flow::check_untuned(std::string& origin, bool& rejected) {
     return "";
   }
   if (step.exit_code != 0) {
-    std::string fix;
-    if (step.exit_code == 1)
-      fix = "the spec, template or benchmark is invalid: fix what the message names (the spec " + r_.spec.string() +
-            " is written from this call's arguments). A tuning on a GPU stops with the same error, and no "
-            "ADAEXPLORE_MODE avoids it.";
-    else if (step.exit_code == 5)
-      fix = "the environment, not the input: a file or folder could not be created, written or locked (the message "
-            "names it): check that ADAEXPLORE_DATABASE (" + r_.database_setting +
-            ") and the build tree are writable folders and that the disk has space.";
-    else if (step.exit_code == 2)
-      fix = "the DEFAULTS do not compile, or exceed the target's limits (the message says which architecture): a "
-            "tuning on a GPU fails the same way. Fix the kernel, the benchmark or the DEFAULTS; every ADAEXPLORE_MODE "
-            "that uses the defaults or a pinned header checks them.";
-    else
-      fix = "the tuner stopped abnormally; rerun the command above by hand to see why.";
+    const std::string fix = check_failure_fix(step.exit_code, r_.spec, r_.database_setting);
     fail("checking it without tuning failed with exit code " + std::to_string(step.exit_code) + ": " + fix +
          "\nCommand: " + step.command + "\nIts message:\n" + message_tail(step.err + step.out, 3000));
     return "";

@@ -101,6 +101,42 @@ void compare_spec_hash(const RawResults& raw, const Spec& spec, const std::files
                        "lacks replay as invalid");
 }
 
+// What the strategy's features and model need from the file (learn/features.hpp): the spec's launch
+// shape and size names, the recorded device's SM count and limits, and the size the header's key
+// records (empty when it records none, or not one whole number per size name).
+void recorded_features(const Spec& spec, const RawResults& raw, RecordedSpace& out) {
+  const nlohmann::json& device = raw.header.device;
+  out.features.launch = spec.launch;
+  out.features.size_names = spec.sizes.names;
+  if (device.is_object() && device.contains("sm_count") && device["sm_count"].is_number_integer())
+    out.features.sm_count = device["sm_count"].get<int>();
+  if (device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
+    const nlohmann::json& l = device["limits"];
+    DeviceLimits limits;
+    auto take = [&](const char* key, auto& field) {
+      if (l.contains(key) && l[key].is_number_integer()) field = l[key].get<std::decay_t<decltype(field)>>();
+    };
+    take("max_threads_per_block", limits.max_threads_per_block);
+    take("max_threads_per_sm", limits.max_threads_per_sm);
+    take("registers_per_block", limits.registers_per_block);
+    take("registers_per_sm", limits.registers_per_sm);
+    take("shared_per_block", limits.shared_per_block);
+    take("shared_per_block_optin", limits.shared_per_block_optin);
+    take("shared_per_sm", limits.shared_per_sm);
+    out.features.limits = limits;
+  }
+  const auto size = raw.header.key_parts.find("size");
+  if (size != raw.header.key_parts.end() && size->is_object()) {
+    for (const std::string& name : spec.sizes.names) {
+      if (!size->contains(name) || !(*size)[name].is_number_integer()) {
+        out.size.clear();
+        break;
+      }
+      out.size.push_back((*size)[name].get<long long>());
+    }
+  }
+}
+
 }  // namespace
 
 RecordedSpace read_results_space(const std::filesystem::path& results, const std::filesystem::path& spec_file,
@@ -136,35 +172,7 @@ RecordedSpace read_results_space(const std::filesystem::path& results, const std
   out.records = std::move(file.outcomes);
   for (const auto& o : out.records) out.records_outside_constraints += out.space.satisfies(o.config) ? 0 : 1;
   const nlohmann::json& device = raw.header.device;
-  out.features.launch = spec.launch;
-  out.features.size_names = spec.sizes.names;
-  if (device.is_object() && device.contains("sm_count") && device["sm_count"].is_number_integer())
-    out.features.sm_count = device["sm_count"].get<int>();
-  if (device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
-    const nlohmann::json& l = device["limits"];
-    DeviceLimits limits;
-    auto take = [&](const char* key, auto& field) {
-      if (l.contains(key) && l[key].is_number_integer()) field = l[key].get<std::decay_t<decltype(field)>>();
-    };
-    take("max_threads_per_block", limits.max_threads_per_block);
-    take("max_threads_per_sm", limits.max_threads_per_sm);
-    take("registers_per_block", limits.registers_per_block);
-    take("registers_per_sm", limits.registers_per_sm);
-    take("shared_per_block", limits.shared_per_block);
-    take("shared_per_block_optin", limits.shared_per_block_optin);
-    take("shared_per_sm", limits.shared_per_sm);
-    out.features.limits = limits;
-  }
-  const auto size = raw.header.key_parts.find("size");
-  if (size != raw.header.key_parts.end() && size->is_object()) {
-    for (const std::string& name : spec.sizes.names) {
-      if (!size->contains(name) || !(*size)[name].is_number_integer()) {
-        out.size.clear();
-        break;
-      }
-      out.size.push_back((*size)[name].get<long long>());
-    }
-  }
+  recorded_features(spec, raw, out);
   if (backend_kind(spec.backend).launches_kernels && (spec.launch.threads_per_block || spec.launch.dynamic_shared_bytes) &&
       device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
     // A limit the header lacks is not checked (taken as unbounded); one that is not a whole
