@@ -47,6 +47,27 @@ def sources():
     return files
 
 
+END = re.compile(r"`|\s#\s|\s#$|\)\s*$|\),|, |;|\|\||&&|\s\|\s")
+
+
+def command_end(text):
+    """Where the command in `text` ends: the first `END` outside '...' and "..." (a JSON option
+    value such as '{"a": 1, "b": 2}' holds ", "; a quote opens where a word starts), else the end of
+    `text`."""
+    masked, quote = [], None
+    for ch in text:
+        if quote:
+            masked.append(" " if ch != quote else ch)
+            quote = None if ch == quote else quote
+        else:
+            # a quote opens only where a shell word starts (not the apostrophe of "the tuner's")
+            opens = ch in "'\"" and (not masked or masked[-1] in " =")
+            masked.append(ch)
+            quote = ch if opens else None
+    m = END.search("".join(masked))
+    return m.start() if m else len(text)
+
+
 def commands(path):
     """(line number, script, argv) of each documented command in `path`."""
     lines = path.read_text().splitlines()
@@ -68,7 +89,7 @@ def commands(path):
                 j += 1
                 text += " " + lines[j].strip()
         text = re.sub(r"<[^<>]*>", "X", text)  # placeholders: <dir>, <tuner of commit 635dfc9>
-        text = re.split(r"`|\s#\s|\s#$|\)\s*$|\),|, |;|\|\||&&|\s\|\s", text)[0]  # end of the command
+        text = text[:command_end(text)]  # end of the command
         text = re.sub(r"\$\{[A-Za-z_][A-Za-z0-9_]*:-([^}]*)\}", r"\1", text)  # ${VAR:-default}: the default
         text = re.sub(r"\$\([^)]*\)|\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*", "X", text)  # other shell values
         text = text.replace("[", " ").replace("]", " ")
