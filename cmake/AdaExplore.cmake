@@ -1451,9 +1451,16 @@ function(_adaexplore_configure_kernel origin_out)
   if(NOT rc EQUAL 0 OR NOT EXISTS "${answer_file}")
     _adaexplore_tail(tail "${errors}" 3000)
     string(JOIN " " shown ${tuner} configure --request "${request_file}" --answer "${answer_file}")
-    _adaexplore_fail("${k_NAME}" "`adaexplore-tuner configure` failed (exit code ${rc}); a tuner older than this "
-                     "AdaExplore.cmake has no configure command: use the tuner of the same version "
-                     "(ADAEXPLORE_TUNER_EXECUTABLE).\nCommand: ${shown}\nIts messages:\n${tail}")
+    # A tuner without the configure command refuses it as CLI11 does an unknown subcommand.
+    if(errors MATCHES "A subcommand is required|argument(s were| was) not expected: configure")
+      string(CONCAT why "this tuner has no configure command: it is older than this AdaExplore.cmake. Use the "
+                        "tuner of the same version (ADAEXPLORE_TUNER_EXECUTABLE; unset, the module builds its own).")
+    else()
+      string(CONCAT why "it stopped without writing its answer ${answer_file}. Fix what its messages below name, "
+                        "then configure again; run the command by hand to see all of its output.")
+    endif()
+    _adaexplore_fail("${k_NAME}" "`adaexplore-tuner configure` failed (exit code ${rc}): ${why}\nCommand: ${shown}\n"
+                     "Its messages:\n${tail}")
   endif()
   file(READ "${answer_file}" answer)
   string(JSON device ERROR_VARIABLE none GET "${answer}" device)
