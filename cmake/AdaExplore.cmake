@@ -1536,7 +1536,10 @@ endfunction()
 function(_adaexplore_pinned_problem out name spec_file pinned)
   set(header "the pinned header ${pinned}")
   file(STRINGS "${pinned}" line REGEX "^// adaexplore: " LIMIT_COUNT 1)
+  set(found "${line}")
   string(REGEX REPLACE "^// adaexplore: " "" line "${line}")
+  string(JSON line_type ERROR_VARIABLE not_json TYPE "${line}")
+  string(JSON config_type ERROR_VARIABLE no_config TYPE "${line}" config)
   string(JSON space ERROR_VARIABLE no_line GET "${line}" namespace)
   string(JSON kernel ERROR_VARIABLE no_kernel GET "${line}" kernel)
   file(READ "${spec_file}" spec)
@@ -1547,12 +1550,18 @@ function(_adaexplore_pinned_problem out name spec_file pinned)
   string(JSON sizes ERROR_VARIABLE no_sizes GET "${spec}" sizes)
   string(JSON pinned_sizes ERROR_VARIABLE no_pinned_sizes GET "${line}" sizes)
   set(problem "")
-  if(no_line)
+  string(CONCAT fixes "regenerate it with `adaexplore-tuner header --database <its database> --spec "
+                      "<build>/_adaexplore/kernels/${name}/spec.json --out ${pinned}`, pin a new tuning (`cmake --build "
+                      "<build> --target adaexplore-pin`), or add the line from its own values with "
+                      "tools/add-machine-line.py ${pinned}")
+  if(found STREQUAL "")
     set(problem "${header} has no machine line ('// adaexplore: {...}', which every header written since 2026-12-06 "
-                "carries and which is all that is read of a pinned header): regenerate it with `adaexplore-tuner header "
-                "--database <its database> --spec <build>/_adaexplore/kernels/${name}/spec.json --out ${pinned}`, pin a "
-                "new tuning (`cmake --build <build> --target adaexplore-pin`), or add the line from its own values with "
-                "tools/add-machine-line.py ${pinned}")
+                "carries and which is all that is read of a pinned header): ${fixes}")
+  elseif(not_json OR NOT line_type STREQUAL "OBJECT" OR no_config OR NOT config_type STREQUAL "OBJECT")
+    set(problem "${header}'s machine line ('// adaexplore: {...}') is malformed (not a JSON object whose \"config\" "
+                "is an object {name: value}): it is not a line AdaExplore wrote. To fix it, ${fixes}")
+  elseif(no_line)
+    set(problem "${header}'s machine line names no namespace: it is not a header AdaExplore wrote")
   elseif(NOT space STREQUAL expected)
     set(problem "${header} is of namespace ${space}, not ${expected}: it is another kernel's header")
   elseif(NOT no_kernel AND NOT kernel STREQUAL name)
