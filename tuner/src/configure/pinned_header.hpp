@@ -14,7 +14,7 @@
 namespace adaexplore {
 
 /// A machine line that is there but is not JSON. what(): "the pinned header <file>'s machine line
-/// (line <n>) is not JSON: <the parser's reason>"; `reason`: the part after "is ".
+/// is not JSON (line <n>): <the parser's reason>"; `reason`: the part after "is ".
 class MachineLineError : public std::runtime_error {
  public:
   MachineLineError(const std::string& what, std::string reason) : std::runtime_error(what), reason(std::move(reason)) {}
@@ -33,8 +33,8 @@ std::string missing_machine_line_problem(const std::filesystem::path& header, co
 
 /// What a machine line that is there but malformed means: "the pinned header <header>'s machine line
 /// ('// adaexplore: {...}') is <what>: it is not a line AdaExplore wrote; " and the ways to get a
-/// good one (as missing_machine_line_problem). `what`: `not JSON (line 3): ...`, `malformed:
-/// "config" is a number, not an object {name: value}`, ...
+/// good one (as missing_machine_line_problem). `what`: `not JSON (line 3): ...`, `malformed: the
+/// line's "config" is a number, not an object {name: value}`, ...
 std::string malformed_machine_line_problem(const std::filesystem::path& header, const std::string& kernel,
                                            const std::string& what);
 
