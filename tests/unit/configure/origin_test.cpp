@@ -296,6 +296,21 @@ TEST_F(FlowTest, AFileThatCannotBeWrittenOrToldEndsInAFatalMessage) {
             0u) << a.messages.back().text;
 }
 
+// The defaults step failing for the environment (exit code 5: its header cannot be written) says
+// so, not that the call's arguments are wrong.
+TEST_F(FlowTest, ADefaultsHeaderThatCannotBeWrittenBlamesTheEnvironment) {
+  r.mode = r.mode_setting = "DEFAULTS";
+  Steps steps;
+  steps.results["defaults"] = {5, "", "adaexplore-tuner defaults: error (the environment, not the input): cannot write " +
+                                          r.header.string() + ": No space left on device", ""};
+  const OriginAnswer a = configure_origin(r, std::nullopt, steps.run(), nullptr);
+  ASSERT_NE(find(a.messages, "FATAL"), nullptr);
+  const std::string& text = find(a.messages, "FATAL")->text;
+  EXPECT_NE(text.find("cannot write " + r.header.string() + ": No space left on device"), std::string::npos) << text;
+  EXPECT_NE(text.find("It is the environment, not the input"), std::string::npos) << text;
+  EXPECT_EQ(text.find("this call's arguments"), std::string::npos) << text;
+}
+
 // A device query that does not answer in time says so, with the limit and what to do, not an
 // exit code; run_tool_step stops such a step at its limit.
 TEST_F(FlowTest, ADeviceQueryThatTimesOutSaysSo) {

@@ -405,9 +405,13 @@ void Flow::run_defaults(const std::string& reason, bool rejected) {
   const StepResult step =
       run_({"defaults", "--spec", r_.spec.string(), "--header", r_.header.string(), "--reason", reason}, false);
   if (step.exit_code != 0) {
+    const std::string fix =
+        step.exit_code == 5 ? "It is " + check_failure_fix(5, r_.spec, r_.database_setting) + " The header: " +
+                                  r_.header.string() + "."
+                            : "Fix what the message names in this call's arguments (the spec " + r_.spec.string() +
+                                  " is written from them).";
     fail("writing the defaults header failed (exit code " + std::to_string(step.exit_code) + "):\n" +
-         message_tail(step.out + step.err, 3000) + "\nFix what the message names in this call's arguments (the spec " +
-         r_.spec.string() + " is written from them).");
+         message_tail(step.out + step.err, 3000) + "\n" + fix);
     return;
   }
   if (r_.mode == "DEFAULTS") {
