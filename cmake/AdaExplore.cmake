@@ -1451,9 +1451,16 @@ function(_adaexplore_configure_kernel origin_out)
   if(NOT rc EQUAL 0 OR NOT EXISTS "${answer_file}")
     _adaexplore_tail(tail "${errors}" 3000)
     string(JOIN " " shown ${tuner} configure --request "${request_file}" --answer "${answer_file}")
-    _adaexplore_fail("${k_NAME}" "`adaexplore-tuner configure` failed (exit code ${rc}); a tuner older than this "
-                     "AdaExplore.cmake has no configure command: use the tuner of the same version "
-                     "(ADAEXPLORE_TUNER_EXECUTABLE).\nCommand: ${shown}\nIts messages:\n${tail}")
+    # A tuner without the configure command refuses it as CLI11 does an unknown subcommand.
+    if(errors MATCHES "A subcommand is required|argument(s were| was) not expected: configure")
+      string(CONCAT why "this tuner has no configure command: it is older than this AdaExplore.cmake. Use the "
+                        "tuner of the same version (ADAEXPLORE_TUNER_EXECUTABLE; unset, the module builds its own).")
+    else()
+      string(CONCAT why "it stopped without writing its answer ${answer_file}. Fix what its messages below name, "
+                        "then configure again; run the command by hand to see all of its output.")
+    endif()
+    _adaexplore_fail("${k_NAME}" "`adaexplore-tuner configure` failed (exit code ${rc}): ${why}\nCommand: ${shown}\n"
+                     "Its messages:\n${tail}")
   endif()
   file(READ "${answer_file}" answer)
   string(JSON device ERROR_VARIABLE none GET "${answer}" device)
@@ -1529,7 +1536,10 @@ endfunction()
 function(_adaexplore_pinned_problem out name spec_file pinned)
   set(header "the pinned header ${pinned}")
   file(STRINGS "${pinned}" line REGEX "^// adaexplore: " LIMIT_COUNT 1)
+  set(found "${line}")
   string(REGEX REPLACE "^// adaexplore: " "" line "${line}")
+  string(JSON line_type ERROR_VARIABLE not_json TYPE "${line}")
+  string(JSON config_type ERROR_VARIABLE no_config TYPE "${line}" config)
   string(JSON space ERROR_VARIABLE no_line GET "${line}" namespace)
   string(JSON kernel ERROR_VARIABLE no_kernel GET "${line}" kernel)
   file(READ "${spec_file}" spec)
@@ -1540,12 +1550,18 @@ function(_adaexplore_pinned_problem out name spec_file pinned)
   string(JSON sizes ERROR_VARIABLE no_sizes GET "${spec}" sizes)
   string(JSON pinned_sizes ERROR_VARIABLE no_pinned_sizes GET "${line}" sizes)
   set(problem "")
-  if(no_line)
+  string(CONCAT fixes "regenerate it with `adaexplore-tuner header --database <its database> --spec "
+                      "<build>/_adaexplore/kernels/${name}/spec.json --out ${pinned}`, pin a new tuning (`cmake --build "
+                      "<build> --target adaexplore-pin`), or add the line from its own values with "
+                      "tools/add-machine-line.py ${pinned}")
+  if(found STREQUAL "")
     set(problem "${header} has no machine line ('// adaexplore: {...}', which every header written since 2026-12-06 "
-                "carries and which is all that is read of a pinned header): regenerate it with `adaexplore-tuner header "
-                "--database <its database> --spec <build>/_adaexplore/kernels/${name}/spec.json --out ${pinned}`, pin a "
-                "new tuning (`cmake --build <build> --target adaexplore-pin`), or add the line from its own values with "
-                "tools/add-machine-line.py ${pinned}")
+                "carries and which is all that is read of a pinned header): ${fixes}")
+  elseif(not_json OR NOT line_type STREQUAL "OBJECT" OR no_config OR NOT config_type STREQUAL "OBJECT")
+    set(problem "${header}'s machine line ('// adaexplore: {...}') is malformed (not a JSON object whose \"config\" "
+                "is an object {name: value}): it is not a line AdaExplore wrote. To fix it, ${fixes}")
+  elseif(no_line)
+    set(problem "${header}'s machine line names no namespace: it is not a header AdaExplore wrote")
   elseif(NOT space STREQUAL expected)
     set(problem "${header} is of namespace ${space}, not ${expected}: it is another kernel's header")
   elseif(NOT no_kernel AND NOT kernel STREQUAL name)

@@ -33,8 +33,12 @@ def machine_line(path, text):
         sys.exit(f"{path}: no namespace or no #pragma once: not a header AdaExplore wrote")
     line = {"namespace": space.group(1), "tuned": False}
     old = re.search(r"(?m)^// adaexplore: (.*)$", text)
-    if old and "macro_prefix" in json.loads(old.group(1)):
-        line["macro_prefix"] = json.loads(old.group(1))["macro_prefix"]
+    try:
+        old = json.loads(old.group(1)) if old else {}
+    except ValueError:  # a malformed line is replaced
+        old = {}
+    if isinstance(old, dict) and isinstance(old.get("macro_prefix"), str):
+        line["macro_prefix"] = old["macro_prefix"]
     kernel = re.search(r"//[ \t]*Kernel:[ \t]*([A-Za-z_][A-Za-z0-9_]*)(?: \(backend ([a-z]+)\))?", text)
     if kernel:
         line["kernel"] = kernel.group(1)

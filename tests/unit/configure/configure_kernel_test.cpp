@@ -202,6 +202,39 @@ TEST_F(ConfigureKernel, AFailedTuningSaysWhyAndRemovesTheStaleHeader) {
   EXPECT_FALSE(failed.keys[0].winner);
 }
 
+// A kernel with sizes whose header cannot be written (its folder is a file): Ending::environment,
+// the header and the system's reason said, and every size's evaluations kept in its results, so
+// that the next call with a writable header evaluates nothing and writes it.
+TEST_F(ConfigureKernel, AHeaderOfSizesThatCannotBeWrittenSaysWhyAndKeepsTheEvaluations) {
+  const Spec s = spec(true);
+  Request r = request();
+  r.command = "configure-test";
+  std::ofstream(dir_ / "a-file") << "not a folder\n";
+  r.header = dir_ / "a-file" / "twice.hpp";
+  KernelResult failed;
+  ASSERT_NO_THROW(failed = configure(s, r));
+  EXPECT_EQ(failed.ending, Ending::environment) << failed.reason << "\n" << err_.str();
+  EXPECT_EQ(failed.reason.rfind("no header written: cannot write " + r.header.string() + ": ", 0), 0u) << failed.reason;
+  EXPECT_TRUE(failed.header_text.empty());
+  EXPECT_NE(err_.str().find("configure-test: twice: no header written (the environment, not the input): cannot write " +
+                            r.header.string() + ": "),
+            std::string::npos)
+      << err_.str();
+  EXPECT_NE(err_.str().find("; the evaluations of its 2 sizes are kept in their results " +
+                            failed.keys.at(0).results.string() + ", " + failed.keys.at(1).results.string() +
+                            ": once it can be written"),
+            std::string::npos)
+      << err_.str();
+  for (const KeyResult& k : failed.keys) EXPECT_EQ(k.evaluations, 3u) << k.size;
+
+  r.header = dir_ / "out" / "twice.hpp";
+  const KernelResult again = configure(s, r);
+  ASSERT_EQ(again.ending, Ending::header_written) << again.reason << "\n" << err_.str();
+  ASSERT_EQ(again.keys.size(), 2u);
+  for (const KeyResult& k : again.keys) EXPECT_EQ(k.new_evaluations, 0u) << k.size;  // the kept ones answer
+  EXPECT_TRUE(fs::exists(again.header));
+}
+
 // A kernel with sizes whose defaults header is written: every size's entry the defaults.
 TEST_F(ConfigureKernel, DefaultsHeaderOfAKernelWithSizesHasEverySize) {
   Messages messages{out_, err_};

@@ -2,6 +2,7 @@
 // flow over stand-in steps (no tuner run).
 #include "configure/origin.hpp"
 
+#include <chrono>
 #include <fstream>
 #include <map>
 
@@ -98,12 +99,14 @@ TEST(ChooseOrigin, CrossCompilingReadsTheDatabaseOnlyForTheTargetsArchitecture) 
 
 // The flow over stand-in steps: each step's exit code and output as given, the calls recorded.
 struct Steps {
-  std::map<std::string, StepResult> results;  // by subcommand ("tune", "tune --cached", "check", ...)
+  // by subcommand ("tune", "tune --cached", "check", "check --config", ...)
+  std::map<std::string, StepResult> results;
   std::vector<std::string> calls;
   RunStep run() {
     return [this](const std::vector<std::string>& args, bool) {
       std::string key = args.front();
-      if (std::find(args.begin(), args.end(), "--cached") != args.end()) key += " --cached";
+      for (const char* option : {"--cached", "--config"})
+        if (std::find(args.begin(), args.end(), option) != args.end()) key += std::string(" ") + option;
       std::string call;
       for (const auto& a : args) call += (call.empty() ? "" : " ") + a;
       calls.push_back(call);
@@ -195,6 +198,168 @@ TEST_F(FlowTest, APinnedHeaderThatDoesNotFitIsSetAsideOrRefused) {
   const OriginAnswer refused = configure_origin(r, std::nullopt, steps.run(), nullptr);
   ASSERT_NE(find(refused.messages, "FATAL"), nullptr);
   EXPECT_EQ(find(refused.messages, "FATAL")->text.rfind("ADAEXPLORE_MODE is PINNED but the pinned header", 0), 0u);
+}
+
+// A machine line that is malformed (not JSON; JSON of the wrong shape) is a problem of the pinned
+// header, said naming it: in AUTO mode a warning and the DEFAULTS (checked), in PINNED mode a FATAL
+// message. Neither ends the configure with an exception.
+TEST_F(FlowTest, AMalformedMachineLineIsSetAsideOrRefusedNamingTheHeader) {
+  fs::create_directories(r.pinned.parent_path());
+  const std::string start = "the pinned header " + r.pinned.string() + "'s machine line ('// adaexplore: {...}') is ";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{\"namespace\": \"adaexplore::gemm\", \"config\": {\"TILE\": 1", "not JSON (line 1): "},
+      {"[16]", "malformed: a list, not an object {...}"},
+      {"{\"namespace\":\"adaexplore::gemm\"}", "malformed: the line has no \"config\""},
+      {"{\"namespace\":\"adaexplore::gemm\",\"config\":[16]}", "malformed: the line's \"config\" is a list"},
+      {"{\"namespace\":[1],\"config\":{\"TILE\":16}}", "malformed: \"namespace\" is a list, not text"}};
+  for (const auto& [text, problem] : cases) {
+    std::ofstream(r.pinned) << "// adaexplore: " << text << "\n#pragma once\n";
+    r.mode = r.mode_setting = "AUTO";
+    Steps steps;
+    steps.results["check"].out = "[adaexplore] gemm: check passed: the defaults\n";
+    OriginAnswer a;
+    ASSERT_NO_THROW(a = configure_origin(r, no_gpu(), steps.run(), nullptr)) << text;
+    EXPECT_EQ(a.origin, "DEFAULTS") << text;
+    bool warned = false;
+    for (const auto& m : a.messages)
+      warned |= m.level == "WARNING" && m.text.find("NOT USING its pinned header: " + start + problem) != std::string::npos;
+    EXPECT_TRUE(warned) << text << "\n" << a.messages.back().text;
+    ASSERT_EQ(steps.calls.size(), 2u) << text;  // the defaults checked, then written
+    EXPECT_EQ(steps.calls[0].find("--config"), std::string::npos);
+    EXPECT_EQ(steps.calls[1].rfind("defaults --spec", 0), 0u);
+    r.mode = r.mode_setting = "PINNED";
+    ASSERT_NO_THROW(a = configure_origin(r, std::nullopt, steps.run(), nullptr)) << text;
+    EXPECT_EQ(a.origin, "");
+    ASSERT_NE(find(a.messages, "FATAL"), nullptr) << text;
+    EXPECT_EQ(find(a.messages, "FATAL")->text.rfind("ADAEXPLORE_MODE is PINNED but " + start + problem, 0), 0u)
+        << find(a.messages, "FATAL")->text;
+  }
+}
+
+// Pinned values that `check` rejects (exit code 4, a constraint or a launch limit) are set aside in
+// AUTO mode, and the DEFAULTS written instead pass the same check first: a failing one is FATAL.
+TEST_F(FlowTest, RejectedPinnedValuesFallBackToCheckedDefaults) {
+  fs::create_directories(r.pinned.parent_path());
+  std::ofstream(r.pinned) << "// adaexplore: {\"namespace\":\"adaexplore::gemm\",\"config\":{\"TILE\":32}}\n";
+  Steps steps;
+  steps.results["check --config"] = {4, "", "adaexplore-tuner check: gemm: TILE=32 violates the constraint \"TILE < 32\"", ""};
+  steps.results["check"].out = "[adaexplore] gemm: check passed: the defaults\n";
+  const OriginAnswer a = configure_origin(r, no_gpu(), steps.run(), nullptr);
+  EXPECT_EQ(a.origin, "DEFAULTS");
+  ASSERT_EQ(steps.calls.size(), 3u);
+  EXPECT_NE(steps.calls[0].find("--config TILE=32"), std::string::npos) << steps.calls[0];
+  EXPECT_EQ(steps.calls[1], "check --spec " + r.spec.string() + " --arch sm_90");
+  EXPECT_EQ(steps.calls[2].rfind("defaults --spec", 0), 0u);
+  EXPECT_EQ(a.messages.back().text, "AdaExplore: gemm: checked without tuning: the defaults");
+
+  fs::remove(r.kernel_dir / "check.stamp");
+  Steps broken = steps;
+  broken.calls.clear();
+  broken.results["check"] = {2, "", "adaexplore-tuner check: gemm: the defaults do not compile", ""};
+  const OriginAnswer b = configure_origin(r, no_gpu(), broken.run(), nullptr);
+  EXPECT_EQ(b.origin, "");
+  ASSERT_NE(find(b.messages, "FATAL"), nullptr);
+  EXPECT_EQ(find(b.messages, "FATAL")->text.rfind("checking it without tuning failed with exit code 2: the DEFAULTS do "
+                                                  "not compile", 0), 0u) << find(b.messages, "FATAL")->text;
+  EXPECT_EQ(broken.calls.size(), 2u);  // no defaults header written
+}
+
+// A file that cannot be written or a path whose kind cannot be told ends the configure with one
+// FATAL message naming it and what to do, after the messages said so far; no exception escapes.
+TEST_F(FlowTest, AFileThatCannotBeWrittenOrToldEndsInAFatalMessage) {
+  fs::create_directories(r.pinned.parent_path());
+  std::ofstream(r.pinned) << "// adaexplore: {\"namespace\":\"adaexplore::gemm\",\"config\":{\"TILE\":16}}\n";
+  std::ofstream(dir / "a-file") << "not a folder\n";
+  r.header = dir / "a-file" / "gemm.hpp";
+  r.mode = r.mode_setting = "PINNED";
+  Steps steps;
+  OriginAnswer a;
+  ASSERT_NO_THROW(a = configure_origin(r, std::nullopt, steps.run(), nullptr));
+  EXPECT_EQ(a.origin, "");
+  ASSERT_FALSE(a.messages.empty());
+  EXPECT_EQ(a.messages.back().level, "FATAL");
+  const std::string& text = a.messages.back().text;
+  EXPECT_EQ(text.rfind("configuring gemm stopped: copying the pinned header " + r.pinned.string() + " to " +
+                           r.header.string() + " failed: cannot write " + r.header.string(), 0),
+            0u) << text;
+  EXPECT_NE(text.find("then configure again."), std::string::npos) << text;
+
+  r.header = dir / "include" / "gemm.hpp";
+  r.mode = r.mode_setting = "AUTO";
+  r.pinned = dir / "loop.hpp";
+  fs::create_symlink(r.pinned, r.pinned);  // a loop: whether it is a file cannot be told
+  ASSERT_NO_THROW(a = configure_origin(r, no_gpu(), steps.run(), nullptr));
+  ASSERT_FALSE(a.messages.empty());
+  EXPECT_EQ(a.messages.back().level, "FATAL");
+  EXPECT_EQ(a.messages.back().text.rfind("configuring gemm stopped: cannot tell whether the pinned header " +
+                                             r.pinned.string() + " exists: ", 0),
+            0u) << a.messages.back().text;
+}
+
+// The defaults step failing for the environment (exit code 5: its header cannot be written) says
+// so, not that the call's arguments are wrong.
+TEST_F(FlowTest, ADefaultsHeaderThatCannotBeWrittenBlamesTheEnvironment) {
+  r.mode = r.mode_setting = "DEFAULTS";
+  Steps steps;
+  steps.results["defaults"] = {5, "", "adaexplore-tuner defaults: error (the environment, not the input): cannot write " +
+                                          r.header.string() + ": No space left on device", ""};
+  const OriginAnswer a = configure_origin(r, std::nullopt, steps.run(), nullptr);
+  ASSERT_NE(find(a.messages, "FATAL"), nullptr);
+  const std::string& text = find(a.messages, "FATAL")->text;
+  EXPECT_NE(text.find("cannot write " + r.header.string() + ": No space left on device"), std::string::npos) << text;
+  EXPECT_NE(text.find("It is the environment, not the input"), std::string::npos) << text;
+  EXPECT_EQ(text.find("this call's arguments"), std::string::npos) << text;
+}
+
+// A device query that does not answer in time says so, with the limit and what to do, not an
+// exit code; run_tool_step stops such a step at its limit.
+TEST_F(FlowTest, ADeviceQueryThatTimesOutSaysSo) {
+  Steps steps;
+  steps.results["device"].exit_code = 128;
+  steps.results["device"].timed_out_after_s = 120;
+  const OriginAnswer a = configure_origin(r, std::nullopt, steps.run(), nullptr);
+  ASSERT_TRUE(a.device);
+  EXPECT_FALSE(a.device->present);
+  EXPECT_EQ(a.device->about, "`tuner device --index 0` did not answer within 120 s and was stopped (a GPU driver that "
+                             "hangs?): check the GPU with nvidia-smi, or configure with -DADAEXPLORE_MODE=PINNED or "
+                             "DEFAULTS, which do not ask the GPU");
+  EXPECT_EQ(a.device->about.find("exit code"), std::string::npos);
+
+  const auto start = std::chrono::steady_clock::now();
+  const StepResult s = run_tool_step("/bin/sh", {"-c", "sleep 20"}, false, 0.5);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(s.timed_out_after_s, 0.5);
+  EXPECT_NE(s.command.find("sleep 20"), std::string::npos) << s.command;
+  const StepResult ok = run_tool_step("/bin/sh", {"-c", "echo out; exit 3"}, false);
+  EXPECT_EQ(ok.exit_code, 3);
+  EXPECT_EQ(ok.out, "out\n");
+  EXPECT_EQ(ok.timed_out_after_s, 0);
+}
+
+// check.stamp's key: a passed check is not repeated while nothing changed, but it is after a
+// change of the spec's template (a relative path, from the spec's folder, not the working folder)
+// or of the tuner that runs the check.
+TEST_F(FlowTest, TheCheckRunsAgainWhenItsTemplateOrTunerChanges) {
+  r.mode = r.mode_setting = "DEFAULTS";
+  std::ofstream(r.spec) << R"({"name": "gemm", "template": "kernel.cu.in", "benchmark": "bench.cu",
+                               "parameters": [{"name": "TILE", "values": [16, 32]}]})";
+  std::ofstream(dir / "kernel.cu.in") << "// TILE ${TILE}\n";
+  std::ofstream(dir / "bench.cu") << "// bench\n";
+  r.tuner = "/opt/a/adaexplore-tuner";
+  const auto checks = [&] {
+    Steps steps;
+    configure_origin(r, std::nullopt, steps.run(), nullptr);
+    return std::count_if(steps.calls.begin(), steps.calls.end(),
+                         [](const std::string& c) { return c.rfind("check ", 0) == 0; });
+  };
+  EXPECT_EQ(checks(), 1);
+  EXPECT_EQ(checks(), 0);  // unchanged
+  std::ofstream(dir / "kernel.cu.in") << "// TILE ${TILE}, changed\n";
+  EXPECT_EQ(checks(), 1);
+  EXPECT_EQ(checks(), 0);
+  r.tuner = "/opt/b/adaexplore-tuner";
+  EXPECT_EQ(checks(), 1);
+  EXPECT_EQ(checks(), 0);
 }
 
 TEST(OriginRequestJson, NamesAMissingKey) {

@@ -91,6 +91,69 @@ TEST(PinnedHeader, SaysWhatDoesNotFit) {
             "tuning without SIZES");
 }
 
+// A machine line that is JSON of the wrong shape (what a hand edit or another tool leaves) is a
+// problem naming the header and the member, never an exception of the JSON library.
+TEST(PinnedHeader, AMalformedMachineLineIsAProblemNotAnException) {
+  const fs::path f = "/p/gemm.hpp";
+  const std::string start = "the pinned header /p/gemm.hpp's machine line ('// adaexplore: {...}') is malformed: ";
+  const std::string ok = R"("namespace":"adaexplore::gemm","config":{"TILE":16,"UNROLL":1})";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"([16, 1])", "a list, not an object {...}"},
+      {R"("adaexplore::gemm")", "text, not an object {...}"},
+      {R"({"namespace":"adaexplore::gemm"})", "the line has no \"config\" (its values, {name: value})"},
+      {R"({"namespace":"adaexplore::gemm","config":[16,1]})", "the line's \"config\" is a list, not an object {name: value}"},
+      {R"({"namespace":7,"config":{"TILE":16,"UNROLL":1}})", "\"namespace\" is a number, not text"},
+      {R"({"kernel":null,)" + ok + "}", "\"kernel\" is null, not text"},
+      {R"({"parameters":"TILE",)" + ok + "}", "\"parameters\" is not a list of text"},
+      {R"({"parameters":["TILE",2],)" + ok + "}", "\"parameters\" is not a list of text"},
+      {R"({"tuned_on":"H100",)" + ok + "}", "\"tuned_on\" is not a list of text"},
+      {R"({"sizes":{"label":"M=1"},)" + ok + "}", "\"sizes\" is an object, not a list"},
+      {R"({"sizes":[3],)" + ok + "}", "an entry of \"sizes\" is a number, not an object"},
+      {R"({"sizes":[{"label":5,"config":{"TILE":16,"UNROLL":1}}],)" + ok + "}", "an entry of \"sizes\" has no \"label\" text"},
+      {R"({"sizes":[{"label":"M=1","config":16}],)" + ok + "}", "an entry of \"sizes\"'s \"config\" is a number, not an object {name: value}"},
+      {R"({"devices":[{"config":{"TILE":16,"UNROLL":1}}],)" + ok + "}",
+       "an entry of \"devices\" has no integer \"compute_capability\" (90 for 9.0)"},
+      {R"({"devices":[{"compute_capability":"90","config":{"TILE":16,"UNROLL":1}}],)" + ok + "}",
+       "an entry of \"devices\" has no integer \"compute_capability\" (90 for 9.0)"},
+      {R"({"devices":[{"compute_capability":90}],)" + ok + "}",
+       "an entry of \"devices\" has no \"config\" (its values, {name: value})"}};
+  for (const auto& [text, what] : cases) {
+    PinnedCheck c;
+    ASSERT_NO_THROW(c = check_pinned(line(text), f, "gemm", spec(), {"sm_90"})) << text;
+    EXPECT_EQ(c.problem.rfind(start + what + ": it is not a line AdaExplore wrote; regenerate it with `adaexplore-tuner "
+                              "header --database <its database> --spec <build>/_adaexplore/kernels/gemm/spec.json --out "
+                              "/p/gemm.hpp`", 0),
+              0u)
+        << text << "\n" << c.problem;
+    EXPECT_EQ(c.config, "") << text;
+  }
+  EXPECT_TRUE(pinned_tuned_on(line(R"({"tuned_on":"H100"})")).empty());
+  EXPECT_TRUE(pinned_tuned_on(line("[1]")).empty());
+}
+
+// A machine line that is not JSON: MachineLineError naming the file, the line and the parser's
+// reason (the flow makes it a problem of the pinned header); the text after it is not read.
+TEST(PinnedHeader, AMachineLineThatIsNotJsonThrowsNamingTheFileAndTheLine) {
+  const fs::path dir = test::fresh_test_directory("pinned-not-json");
+  std::ofstream(dir / "gemm.hpp") << "// Generated\n// adaexplore: {\"namespace\": \"adaexplore::gemm\", \"config\": {\n"
+                                     "// adaexplore: {\"namespace\": \"adaexplore::gemm\", \"config\": {}}\n";
+  try {
+    read_machine_line(dir / "gemm.hpp");
+    FAIL() << "no error";
+  } catch (const MachineLineError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("the pinned header " + (dir / "gemm.hpp").string() +
+                                              "'s machine line is not JSON (line 2): [json.exception.parse_error",
+                                          0),
+              0u)
+        << e.what();
+    EXPECT_EQ(e.reason.rfind("not JSON (line 2): ", 0), 0u) << e.reason;
+  }
+  std::ofstream(dir / "list.hpp") << "// adaexplore: [1, 2]\n";
+  const auto list = read_machine_line(dir / "list.hpp");  // JSON, not an object: check_pinned says so
+  ASSERT_TRUE(list);
+  EXPECT_TRUE(list->is_array());
+}
+
 TEST(PinnedHeader, AMultiDeviceHeaderGivesTheFirstArchitecturesEntry) {
   const auto multi = line(R"({"namespace":"adaexplore::gemm","config":{"TILE":16,"UNROLL":1},"devices":[
       {"compute_capability":90,"config":{"TILE":32,"UNROLL":2}},{"compute_capability":80,"config":{"TILE":16,"UNROLL":4}}]})");

@@ -17,35 +17,45 @@ namespace fs = std::filesystem;
 
 // The steps (device, tune, check, defaults) are this tuner's own subcommands, run as child
 // processes of `tool` (this executable, or --tool), so that their exit codes, progress lines and
-// messages are exactly those of the commands.
-// merge: the tune step becomes configure_kernel() (configure/configure_kernel.hpp, branch i38-core)
-// called in this process with Messages{std::cout, <captured stream>} and its Ending mapped to the
-// exit codes (header_written 0, tuning_failed 2, no_device/no_result 3, bad_input 1, environment 5);
-// keep the child process when --tool is given (the CMake API tests' stand-in tuner).
+// messages are exactly those of the commands. A hung GPU driver does not hang the configure: the
+// device query stops after kDeviceTimeoutS.
+constexpr double kDeviceTimeoutS = 120;
+
 StepResult run_step(const fs::path& tool, const std::vector<std::string>& args, bool live) {
-  std::vector<std::string> argv = {tool.string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  ProcessOptions options;
-  options.inherit_stdout = live;
-  if (args.front() == "device") options.timeout_s = 120;  // a hung driver does not hang the configure
-  options.capture_limit = 256 * 1024;
-  const ProcessResult p = run_process(argv, options);
-  StepResult s;
-  s.command = p.command_line();
-  s.out = p.out;
-  s.err = p.err;
-  s.exit_code = p.exit_code ? *p.exit_code : 128 + p.signal.value_or(0);
-  if (p.failed_to_start) {
-    s.exit_code = 127;
-    s.err += p.error;
-  }
-  return s;
+  return run_tool_step(tool, args, live, args.front() == "device" ? kDeviceTimeoutS : 0);
 }
 
 fs::path own_executable() {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   return ec ? fs::path("adaexplore-tuner") : self;
+}
+
+// The tuner that runs the steps, absolute and canonical where it can be resolved (check.stamp's
+// key): this one, or --tool (a name without '/' looked up in PATH, as run_process does).
+fs::path step_tool(const std::string& given) {
+  if (given.empty()) return own_executable();
+  fs::path tool = given;
+  if (!tool.has_parent_path())
+    if (const fs::path found = find_program(given); !found.empty()) tool = found;
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(tool, ec), ec);
+  return ec ? tool : canonical;
+}
+
+// The request file read: its OriginRequest and the device an earlier kernel asked, if any. Throws
+// std::runtime_error naming the file when it cannot be read (exit code 1: the module wrote it).
+OriginRequest read_request(const std::string& file, std::optional<DeviceFacts>& device) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_file(file));
+    OriginRequest request = origin_request_from_json(j);
+    if (j.contains("device") && j["device"].is_object()) device = device_facts_from_json(j["device"]);
+    return request;
+  } catch (const std::exception& e) {
+    throw std::runtime_error("the request " + file + " cannot be read: " + e.what() +
+                             "; AdaExplore.cmake writes it for each kernel: use the tuner of the module's version "
+                             "(ADAEXPLORE_TUNER_EXECUTABLE), or configure again if it was changed by hand");
+  }
 }
 
 }  // namespace
@@ -59,8 +69,9 @@ Command register_configure_command(CLI::App& app) {
       "a fatal error), messages: [{level: STATUS|NOTICE|WARNING|FATAL, text, once?, shown}], device?, retuned}. "
       "STATUS lines are also printed on stdout as they happen (\"-- <text>\", as CMake prints them; shown: true), "
       "with a tuning's progress lines. --request: JSON written by the module (configure/origin.hpp OriginRequest "
-      "names its keys). Exit code 0 when the answer is written (a fatal error is one of its messages), 1 for a "
-      "request that cannot be read.");
+      "names its keys). Exit code 0 when the answer is written (a fatal error is one of its messages, also for a file "
+      "that cannot be read or written on the way), 1 for a request that cannot be read, 5 when the answer cannot be "
+      "written.");
   auto request_file = std::make_shared<std::string>();
   auto answer_file = std::make_shared<std::string>();
   auto tool = std::make_shared<std::string>();
@@ -70,16 +81,20 @@ Command register_configure_command(CLI::App& app) {
                   "the adaexplore-tuner that runs the steps (device, tune, check, defaults); default this one. The "
                   "CMake module's tests give a stand-in.");
   return {sub, [request_file, answer_file, tool] {
-            const nlohmann::json j = nlohmann::json::parse(read_file(*request_file));
-            const OriginRequest request = origin_request_from_json(j);
             std::optional<DeviceFacts> device;
-            if (j.contains("device") && j["device"].is_object()) device = device_facts_from_json(j["device"]);
-            const fs::path executable = tool->empty() ? own_executable() : fs::path(*tool);
-            const RunStep run = [&](const std::vector<std::string>& args, bool live) {
-              return run_step(executable, args, live);
-            };
+            OriginRequest request = read_request(*request_file, device);
             const auto status = [](const std::string& text) { std::cout << "-- " << text << std::endl; };
-            const OriginAnswer answer = configure_origin(request, device, run, status);
+            OriginAnswer answer;
+            try {
+              request.tuner = step_tool(*tool);
+              const RunStep run = [&](const std::vector<std::string>& args, bool live) {
+                return run_step(request.tuner, args, live);
+              };
+              answer = configure_origin(request, device, run, status);  // a FATAL message, not a throw
+            } catch (const std::exception& e) {  // what configure_origin's own catch does not reach
+              answer = OriginAnswer{};
+              answer.messages.push_back({"FATAL", stopped_text(request, e.what()), "", false});
+            }
             write_file_if_changed(*answer_file, to_json(answer).dump(2) + "\n");
             return kExitOk;
           }};

@@ -74,15 +74,8 @@ void write_tuned_header(const Tuning& t, const Spec& spec, const KeyPlace& place
     result.header_text = render_header(spec.space, report.best->config, info);
     result.header_changed = write_file_if_changed(result.header, result.header_text);
   } catch (const std::exception& e) {
-    const bool environment = dynamic_cast<const EnvironmentError*>(&e) != nullptr;
-    t.err() << t.request.command << ": " << spec.name << ": no header written"
-            << (environment ? " (the environment, not the input)" : "") << ": " << e.what() << "; the "
-            << report.outcomes.size() << " evaluations are kept in " << place.results.string()
-            << ": once it can be written, `adaexplore-tuner tune --cached` (with --database) or the same command "
-               "writes it without measuring again\n";
-    result.header_text.clear();
-    result.ending = environment ? Ending::environment : Ending::bad_input;
-    result.reason = std::string("no header written: ") + e.what();
+    header_not_written(t, spec, e, std::to_string(report.outcomes.size()) + " evaluations are kept in " +
+                                       place.results.string(), result);
     return;
   }
   t.out() << "[adaexplore] " << spec.name << ": best " << report.best->label << " " << *report.best->objective
@@ -150,6 +143,23 @@ bool remove_stale_header(const Tuning& t, const std::filesystem::path& path, con
 }
 
 }  // namespace
+
+void header_not_written(const Tuning& t, const Spec& spec, const std::exception& e, const std::string& kept,
+                        KernelResult& result) {
+  const bool environment = dynamic_cast<const EnvironmentError*>(&e) != nullptr;
+  const std::string database =
+      t.request.database.empty() ? "" : " (the tuning database " + t.request.database.string() + ")";
+  const std::string what = e.what();
+  const bool named = what.find(result.header.string()) != std::string::npos;  // "cannot write <header>: ..."
+  t.err() << t.request.command << ": " << spec.name << ": no header written" << (named ? "" : " to " + result.header.string())
+          << (environment ? " (the environment, not the input)" : "") << ": " << what << "; the " << kept
+          << database << ": once it can be written, `adaexplore-tuner tune --cached` (with --database) or the same "
+          << "command writes it without measuring again\n";
+  result.header_text.clear();
+  result.header_changed = false;
+  result.ending = environment ? Ending::environment : Ending::bad_input;
+  result.reason = "no header written" + (named ? "" : " to " + result.header.string()) + ": " + what;
+}
 
 KernelResult configure_kernel(const Spec& spec, const Request& request, Messages& messages) {
   Tuning t;

@@ -10,6 +10,7 @@
 #include "model/backend_kind.hpp"
 #include "util/files.hpp"
 #include "util/hash.hpp"
+#include "util/process.hpp"
 
 namespace adaexplore {
 namespace {
@@ -46,10 +47,10 @@ class Flow {
  private:
   const OriginRequest& r_;
   std::optional<DeviceFacts> device_;
-  bool asked_device_ = false;
   const RunStep& run_;
   const std::function<void(const std::string&)>& status_;
   OriginAnswer answer_;
+  std::optional<nlohmann::json> pinned_line_;  // the pinned header's machine line, once checked
 
   bool fatal() const { return !answer_.messages.empty() && answer_.messages.back().level == "FATAL"; }
   void say(const std::string& level, const std::string& text, const std::string& once = "") {
@@ -62,16 +63,20 @@ class Flow {
   }
   void fail(const std::string& text) { say("FATAL", text); }
   const DeviceFacts& device();
-  bool pinned_exists() const { return !r_.pinned.empty() && fs::is_regular_file(r_.pinned); }
+  bool pinned_exists() const;
   std::string fallback_origin() const { return pinned_exists() ? "PINNED" : "DEFAULTS"; }
+  void steps();
   std::vector<std::string> tune_args() const;
   void run_tune();
   bool run_cached();
   std::string meanwhile(int rc);
   void tune_failed(const StepResult& step, const std::string& meanwhile);
   std::string check_untuned(std::string& origin, bool& rejected);
+  std::string pinned_problem(std::string& config);
+  std::string run_check(const std::vector<std::string>& args, const std::string& config, std::string& origin,
+                        bool& rejected);
   void reject_pinned(std::string& origin, const std::string& problem);
-  void use_pinned(const std::string& note, const std::optional<nlohmann::json>& line);
+  void use_pinned(const std::string& note);
   void run_defaults(const std::string& reason, bool rejected);
 };
 
@@ -96,6 +101,12 @@ const DeviceFacts& Flow::device() {
                       d.compute_capability);
   } else if (s.exit_code == 3 && parsed && j.contains("reason") && j["reason"].is_string()) {
     d.about = j["reason"].get<std::string>();
+  } else if (s.timed_out_after_s > 0) {
+    std::ostringstream after;
+    after << s.timed_out_after_s;
+    d.about = "`" + s.command + "` did not answer within " + after.str() +
+              " s and was stopped (a GPU driver that hangs?): check the GPU with nvidia-smi, or configure with "
+              "-DADAEXPLORE_MODE=PINNED or DEFAULTS, which do not ask the GPU";
   } else {
     d.about = "`" + s.command + "` failed (exit code " + std::to_string(s.exit_code) + "): " + strip(s.out + s.err);
   }
@@ -229,22 +240,29 @@ void Flow::reject_pinned(std::string& origin, const std::string& problem) {
   origin = "DEFAULTS";
 }
 
-// The key of a `check` run (check.stamp): its arguments and the contents of the spec, the pinned
-// header and the files the spec names.
-static std::string check_stamp_key(const std::vector<std::string>& args, const fs::path& spec_file,
-                                   const fs::path& pinned) {
-  std::string key;
+// The key of a `check` run (check.stamp): the tuner that runs it, its arguments, and the contents
+// of the spec, the pinned header and the files the spec names (a relative one from the spec's
+// folder, as the spec reads it, not from this process's working folder).
+static std::string check_stamp_key(const fs::path& tuner, const std::vector<std::string>& args,
+                                   const fs::path& spec_file, const fs::path& pinned) {
+  const auto hash_of = [](const fs::path& file) {
+    std::error_code ec;
+    return fs::is_regular_file(file, ec) ? content_hash(read_file(file)) : std::string("none");
+  };
+  std::string key = "tuner " + tuner.string() + "\n";
   for (const auto& a : args) key += a + ";";
-  key += "\n";
-  for (const fs::path& file : {spec_file, pinned})
-    if (!file.empty() && fs::is_regular_file(file)) key += content_hash(read_file(file)) + "\n";
+  key += "\n" + hash_of(spec_file) + "\n";
+  if (!pinned.empty()) key += hash_of(pinned) + "\n";
   try {
     const nlohmann::json spec = nlohmann::json::parse(read_file(spec_file));
-    for (const char* member : {"template", "kernel_source", "benchmark"})
-      if (spec.contains(member) && spec[member].is_string() && fs::is_regular_file(spec[member].get<std::string>()))
-        key += std::string(member) + " " + content_hash(read_file(spec[member].get<std::string>())) + "\n";
-  } catch (const std::exception&) {
-    // An unreadable spec: the check itself says what is wrong.
+    for (const char* member : {"template", "kernel_source", "benchmark"}) {
+      if (!spec.contains(member) || !spec[member].is_string()) continue;
+      fs::path file = spec[member].get<std::string>();
+      if (file.is_relative()) file = spec_file.parent_path() / file;
+      key += std::string(member) + " " + hash_of(file.lexically_normal()) + "\n";
+    }
+  } catch (const nlohmann::json::exception&) {
+    // A spec that is not JSON: the check itself says what is wrong.
   }
   return content_hash(key);
 }
@@ -270,52 +288,76 @@ static std::string check_failure_fix(int rc, const fs::path& spec_file, const st
   return fix;
 }
 
+// The pinned header's machine line (kept for use_pinned) checked against the call: the problem,
+// or "" and `config` its values for `check --config`. A line that is not JSON is a problem too; a
+// pinned header or spec that cannot be read throws, naming it.
+std::string Flow::pinned_problem(std::string& config) {
+  const std::string again = "; it is written from this call's arguments: configure again";
+  nlohmann::json spec;
+  try {
+    spec = nlohmann::json::parse(read_file(r_.spec));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("the spec " + r_.spec.string() + " is not JSON (" + e.what() + ")" + again);
+  }
+  try {
+    pinned_line_ = read_machine_line(r_.pinned);
+  } catch (const MachineLineError& e) {
+    return malformed_machine_line_problem(r_.pinned, r_.kernel, e.reason);
+  }
+  try {
+    const PinnedCheck c = check_pinned(pinned_line_, r_.pinned, r_.kernel, spec, r_.archs);
+    config = c.config;
+    return c.problem;
+  } catch (const nlohmann::json::exception& e) {  // the line's shape is checked: the spec's
+    throw std::runtime_error("the spec " + r_.spec.string() + " lacks what the pinned header check reads (" +
+                             e.what() + ")" + again);
+  }
+}
+
 // A kernel not tuned here: the pinned header checked against the call, then `check` (spec,
-// template, constraints, launch limits, compiles; host: nothing compiled), not repeated while its
-// inputs are unchanged (check.stamp). Returns the STATUS report ("" when none).
+// template, constraints, launch limits, compiles; host: nothing compiled) of its values, or of the
+// defaults where there is no pinned header or it does not fit. Returns the STATUS report ("" when
+// none).
 std::string Flow::check_untuned(std::string& origin, bool& rejected) {
-  const std::string& name = r_.kernel;
   std::string config;
   if (origin == "PINNED") {
-    std::optional<nlohmann::json> line;
-    nlohmann::json spec;
-    try {
-      line = read_machine_line(r_.pinned);
-      spec = nlohmann::json::parse(read_file(r_.spec));
-    } catch (const std::exception& e) {
-      fail(std::string("reading the pinned header or the spec failed: ") + e.what());
-      return "";
-    }
-    const PinnedCheck c = check_pinned(line, r_.pinned, name, spec, r_.archs);
-    if (!c.problem.empty()) {
-      reject_pinned(origin, c.problem);
+    if (const std::string problem = pinned_problem(config); !problem.empty()) {
+      reject_pinned(origin, problem);
       rejected = true;
       if (fatal()) return "";
-    } else {
-      config = c.config;
+      config.clear();
     }
   }
   std::vector<std::string> args = {"check", "--spec", r_.spec.string()};
   for (const auto& arch : r_.archs) args.insert(args.end(), {"--arch", arch});
   if (!config.empty()) args.insert(args.end(), {"--config", config, "--config-from", "the pinned header " + r_.pinned.string()});
   if (!backend_traits(r_.backend).compiles_in_check) args.push_back("--no-compile");  // tunes where configured natively
+  return run_check(args, config, origin, rejected);
+}
 
-  const std::string key = check_stamp_key(args, r_.spec, r_.pinned);
+// Runs `check` (args; `config`: the pinned values it checks, or ""), not repeated while its inputs
+// are unchanged (check.stamp). Pinned values it rejects (exit code 4) are set aside as
+// reject_pinned says, and the DEFAULTS then used are checked the same way.
+std::string Flow::run_check(const std::vector<std::string>& args, const std::string& config, std::string& origin,
+                            bool& rejected) {
+  const std::string& name = r_.kernel;
+  const std::string key = check_stamp_key(r_.tuner, args, r_.spec, r_.pinned);
   const fs::path stamp = r_.kernel_dir / "check.stamp";
-  if (fs::is_regular_file(stamp)) {
+  std::error_code ec;
+  if (fs::is_regular_file(stamp, ec)) {
     const std::string old = read_file(stamp);
     if (old.rfind(key + "\n", 0) == 0)
       return "AdaExplore: " + name + ": checked without tuning (unchanged since an earlier configure): " +
              old.substr(key.size() + 1);
   }
-  std::error_code ec;
   fs::remove(stamp, ec);
   const StepResult step = run_(args, false);
   if (step.exit_code == 4 && !config.empty()) {
     std::string err = std::regex_replace(strip(step.err), std::regex("^adaexplore-tuner check: [A-Za-z0-9_]+: "), "");
     reject_pinned(origin, err);
     rejected = true;
-    return "";
+    if (fatal()) return "";
+    return check_untuned(origin, rejected);  // origin is DEFAULTS now: the defaults checked
   }
   if (step.exit_code != 0) {
     const std::string fix = check_failure_fix(step.exit_code, r_.spec, r_.database_setting);
@@ -336,9 +378,14 @@ std::string Flow::check_untuned(std::string& origin, bool& rejected) {
 
 // Copies the pinned header (only when different) and says what it was tuned on; warns when that is
 // not the GPU this configure sees.
-void Flow::use_pinned(const std::string& note, const std::optional<nlohmann::json>& line) {
-  write_file_if_changed(r_.header, read_file(r_.pinned));
-  const std::vector<std::string> recorded = line ? pinned_tuned_on(*line) : std::vector<std::string>{};
+void Flow::use_pinned(const std::string& note) {
+  try {
+    write_file_if_changed(r_.header, read_file(r_.pinned));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("copying the pinned header " + r_.pinned.string() + " to " + r_.header.string() +
+                             " failed: " + e.what());
+  }
+  const std::vector<std::string> recorded = pinned_line_ ? pinned_tuned_on(*pinned_line_) : std::vector<std::string>{};
   std::string tuned_on;
   for (const auto& d : recorded) tuned_on += (tuned_on.empty() ? "" : "; ") + d;
   say("STATUS", "AdaExplore: " + r_.kernel + ": NOT TUNED here, using the pinned header " + r_.pinned.string() +
@@ -358,9 +405,13 @@ void Flow::run_defaults(const std::string& reason, bool rejected) {
   const StepResult step =
       run_({"defaults", "--spec", r_.spec.string(), "--header", r_.header.string(), "--reason", reason}, false);
   if (step.exit_code != 0) {
+    const std::string fix =
+        step.exit_code == 5 ? "It is " + check_failure_fix(5, r_.spec, r_.database_setting) + " The header: " +
+                                  r_.header.string() + "."
+                            : "Fix what the message names in this call's arguments (the spec " + r_.spec.string() +
+                                  " is written from them).";
     fail("writing the defaults header failed (exit code " + std::to_string(step.exit_code) + "):\n" +
-         message_tail(step.out + step.err, 3000) + "\nFix what the message names in this call's arguments (the spec " +
-         r_.spec.string() + " is written from them).");
+         message_tail(step.out + step.err, 3000) + "\n" + fix);
     return;
   }
   if (r_.mode == "DEFAULTS") {
@@ -377,7 +428,31 @@ void Flow::run_defaults(const std::string& reason, bool rejected) {
                      "ADAEXPLORE_MODE to DEFAULTS to choose the defaults without this warning.");
 }
 
+// Whether the pin location holds a file. Throws, naming it, when that cannot be told (a loop of
+// symbolic links, a name too long, a folder on its way that cannot be searched).
+bool Flow::pinned_exists() const {
+  if (r_.pinned.empty()) return false;
+  std::error_code ec;
+  const fs::file_status status = fs::status(r_.pinned, ec);
+  if (ec && status.type() != fs::file_type::not_found)
+    throw std::runtime_error("cannot tell whether the pinned header " + r_.pinned.string() + " exists: " + ec.message() +
+                             " (the pin location: PINNED_HEADER, else ADAEXPLORE_PINNED_DIR/" + r_.kernel +
+                             ".hpp, else pinned/" + r_.kernel + ".hpp beside the calling CMakeLists.txt)");
+  return fs::is_regular_file(status);
+}
+
 OriginAnswer Flow::run() {
+  try {
+    steps();
+  } catch (const std::exception& e) {
+    fail(stopped_text(r_, e.what()));
+  }
+  if (fatal()) answer_.origin.clear();
+  return answer_;
+}
+
+// The decision, then the steps that produce the header; answer_.origin set when it is produced.
+void Flow::steps() {
   if (origin_needs_device(r_)) device();
   OriginDecision decision = choose_origin(r_, device_, pinned_exists());
   for (auto& m : decision.messages) {
@@ -387,36 +462,35 @@ OriginAnswer Flow::run() {
     }
     answer_.messages.push_back(m);
   }
-  if (decision.fatal()) return answer_;
+  if (decision.fatal()) return;
   std::string origin = to_string(decision.origin);
   std::string note;
   if (origin == "CACHED") {
     if (run_cached()) {
       origin = "TUNED";
     } else {
-      if (fatal()) return answer_;
+      if (fatal()) return;
       note = "; the tuning database has no stored tuning of its current key";
       origin = fallback_origin();
     }
   } else if (origin == "TUNED") {
     run_tune();
-    if (fatal()) return answer_;
+    if (fatal()) return;
   }
   bool rejected = false;
   std::string checked;
   if (origin == "PINNED" || origin == "DEFAULTS") {
     checked = check_untuned(origin, rejected);
-    if (fatal()) return answer_;
+    if (fatal()) return;
   }
   if (origin == "PINNED") {
-    use_pinned(note, read_machine_line(r_.pinned));
+    use_pinned(note);
   } else if (origin == "DEFAULTS") {
     run_defaults(decision.reason, rejected);
   }
-  if (fatal()) return answer_;
+  if (fatal()) return;
   if (!checked.empty()) say("STATUS", checked);
   answer_.origin = origin;
-  return answer_;
 }
 
 }  // namespace
@@ -581,6 +655,40 @@ OriginAnswer configure_origin(const OriginRequest& request, std::optional<Device
                               const std::function<void(const std::string&)>& status) {
   Flow flow(request, std::move(device), run, status);
   return flow.run();
+}
+
+std::string stopped_text(const OriginRequest& r, const std::string& what) {
+  return "configuring " + r.kernel + " stopped: " + what + ". Make what it names readable, writable or of the kind " +
+         "it must be (a file, a folder) -- the build tree's " + r.kernel_dir.string() + ", the header's folder " +
+         r.header.parent_path().string() + (r.pinned.empty() ? "" : ", the pinned header " + r.pinned.string()) +
+         " -- and check that the disk has space, then configure again.";
+}
+
+StepResult run_tool_step(const fs::path& tool, const std::vector<std::string>& args, bool live, double timeout_s) {
+  std::vector<std::string> argv = {tool.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ProcessOptions options;
+  options.inherit_stdout = live;
+  options.timeout_s = timeout_s;
+  options.capture_limit = 256 * 1024;
+  StepResult s;
+  try {
+    const ProcessResult p = run_process(argv, options);
+    s.command = p.command_line();
+    s.out = p.out;
+    s.err = p.err;
+    s.exit_code = p.exit_code ? *p.exit_code : 128 + p.signal.value_or(0);
+    if (p.timed_out) s.timed_out_after_s = timeout_s;
+    if (p.failed_to_start) {
+      s.exit_code = 127;
+      s.err += p.error;
+    }
+  } catch (const std::exception& e) {  // no temporary file for its output, no process
+    s.exit_code = 127;
+    s.err = std::string("cannot start ") + tool.string() + ": " + e.what();
+    for (const auto& a : argv) s.command += (s.command.empty() ? "" : " ") + a;
+  }
+  return s;
 }
 
 std::string message_tail(std::string text, std::size_t max) {

@@ -17,7 +17,7 @@
 namespace adaexplore {
 
 /// What the module knows of the call and the configure (`configure --request`, JSON; the keys in
-/// parentheses). Paths are absolute.
+/// parentheses), and the tuner that runs the steps. Paths are absolute.
 struct OriginRequest {
   std::string kernel;                 // (kernel) the adaexplore_tune_kernel() name
   std::string backend = "cuda";       // (backend) "cuda" | "host"
@@ -38,6 +38,9 @@ struct OriginRequest {
   bool cross_compiling = false;       // (cross_compiling) CMAKE_CROSSCOMPILING
   std::string system_name, system_processor, host_processor;  // (system_name, ...) for its messages
   std::vector<std::string> said;      // (said) the "once" messages this configure has shown already
+  /// Not in the JSON: the tuner that runs the steps (`configure --tool`, else the running one),
+  /// absolute and canonical; part of check.stamp's key, so another tuner checks again. Empty in tests.
+  std::filesystem::path tuner;
 };
 
 /// The GPU `adaexplore-tuner device --index <i>` answered (asked once per configure).
@@ -67,8 +70,7 @@ struct OriginDecision {
   bool fatal() const;                    // a FATAL message is among them
 };
 
-/// What a backend means to the origin decision (the one place that names the backends here).
-/// merge: the backend registry (branch i38-core) answers these as capabilities.
+/// What a backend means to the origin decision, from the backend registry's row (backend_traits()).
 struct BackendTraits {
   bool needs_gpu = true;      // tunes only where a GPU is (cuda); else on the CPU it is configured on
   bool compiles_in_check = true;  // `check` compiles the defaults (cuda); host: --no-compile
@@ -92,11 +94,19 @@ OriginDecision choose_origin(const OriginRequest& request, const std::optional<D
 /// "--spec", ...}; `live`: its stdout goes straight to the configure's stdout (a tuning's progress
 /// lines), else it is captured.
 struct StepResult {
-  int exit_code = 0;
+  int exit_code = 0;     // the step's exit code; 128 + N when killed by signal N; 127: it did not start
   std::string out, err;  // captured stdout (not live), stderr
   std::string command;   // the command line, for messages
+  double timed_out_after_s = 0;  // > 0: it did not end within this many seconds and was killed
 };
 using RunStep = std::function<StepResult(const std::vector<std::string>& args, bool live)>;
+
+/// One step run as a child process: `tool` (an adaexplore-tuner) with `args`; `live`: its stdout
+/// goes to this process's stdout, else it is captured (the last 256 KiB). `timeout_s` > 0: the step
+/// (its process group) is killed after that many seconds and timed_out_after_s says so. Never
+/// throws: a step that cannot start has exit code 127 and the reason in `err`.
+StepResult run_tool_step(const std::filesystem::path& tool, const std::vector<std::string>& args, bool live,
+                         double timeout_s = 0);
 
 /// The answer of configure_origin().
 struct OriginAnswer {
@@ -111,9 +121,15 @@ struct OriginAnswer {
 /// header, runs `defaults`, through `run`. `device`: the answer of an earlier kernel of this
 /// configure, if any (else asked with `device --index` when needed). `status`: called with each
 /// STATUS text as it is said (the command prints it at once; the message is then `shown`).
-/// Stops at the first FATAL message.
+/// Stops at the first FATAL message. Never throws: anything that throws on the way (a file that
+/// cannot be read or written, a path whose type cannot be told) ends it with a FATAL message
+/// (stopped_text()) after the messages said so far.
 OriginAnswer configure_origin(const OriginRequest& request, std::optional<DeviceFacts> device, const RunStep& run,
                               const std::function<void(const std::string&)>& status);
+
+/// The FATAL text of a configure that stopped on an exception: `what` (which names the file), the
+/// kernel, and what to do (make the named file or folder readable or writable, then configure again).
+std::string stopped_text(const OriginRequest& request, const std::string& what);
 
 /// The request from its JSON (keys as above). Throws std::invalid_argument naming a key that is
 /// missing or of the wrong type.

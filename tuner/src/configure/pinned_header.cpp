@@ -105,35 +105,120 @@ std::vector<Entry> entries_of(const nlohmann::json& line, const std::vector<std:
   return entries;
 }
 
+// Whether the machine line's sizes (its // Sizes: line) are the spec's, in their order: "" or the
+// problem, `header` its opening words ("the pinned header <file>").
+std::string sizes_problem(const nlohmann::json& line, const nlohmann::json& spec, const std::string& header) {
+  const std::vector<std::string> expected = spec_size_labels(spec);
+  std::vector<std::string> pinned_sizes;
+  for (const auto& s : line.value("sizes", nlohmann::json::array())) pinned_sizes.push_back(s.value("label", std::string()));
+  const std::string expected_text = joined(expected, "; "), pinned_text = joined(pinned_sizes, "; ");
+  if (!expected.empty() && pinned_sizes.empty())
+    return header + " has no // Sizes: line: it was pinned without SIZES, and this call tunes the sizes " +
+           expected_text + ": re-pin it after tuning these sizes";
+  if (!expected.empty() && pinned_sizes != expected)
+    return header + " was tuned for the sizes " + pinned_text + " (its // Sizes: line), not " + expected_text +
+           ": re-pin it after tuning these sizes";
+  if (expected.empty() && !pinned_sizes.empty()) {
+    std::string quoted;
+    for (const auto& s : pinned_sizes) quoted += " \"" + s + "\"";
+    return header + " was tuned for the sizes " + pinned_text + " (its // Sizes: line), but this call has no SIZES: " +
+           "add SIZES" + quoted + " to the call, or re-pin it after tuning without SIZES";
+  }
+  return "";
+}
+
+// What is malformed in the machine line `line` ("" when nothing): each member check_pinned and
+// pinned_tuned_on read has the type emit/header.hpp gives it ("config" always there), so that
+// reading them cannot throw.
+std::string malformed(const nlohmann::json& line) {
+  const auto type = [](const nlohmann::json& v) -> std::string {  // as the messages say it
+    if (v.is_null()) return "null";
+    if (v.is_string()) return "text";
+    if (v.is_boolean()) return "true/false";
+    if (v.is_array()) return "a list";
+    if (v.is_object()) return "an object";
+    return "a number";
+  };
+  const auto is_texts = [](const nlohmann::json& v) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& x) { return x.is_string(); });
+  };
+  const auto has_config = [&](const nlohmann::json& item, const std::string& where) -> std::string {
+    if (!item.is_object()) return where + " is " + type(item) + ", not an object";
+    if (!item.contains("config")) return where + " has no \"config\" (its values, {name: value})";
+    if (!item["config"].is_object()) return where + "'s \"config\" is " + type(item["config"]) + ", not an object {name: value}";
+    return "";
+  };
+  if (!line.is_object()) return type(line) + ", not an object {...}";
+  for (const char* key : {"namespace", "kernel", "backend", "macro_prefix"})
+    if (line.contains(key) && !line[key].is_string()) return std::string("\"") + key + "\" is " + type(line[key]) + ", not text";
+  for (const char* key : {"parameters", "tuned_on"})
+    if (line.contains(key) && !is_texts(line[key])) return std::string("\"") + key + "\" is not a list of text";
+  if (std::string e = has_config(line, "the line"); !e.empty()) return e;
+  if (line.contains("sizes")) {
+    if (!line["sizes"].is_array()) return "\"sizes\" is " + type(line["sizes"]) + ", not a list";
+    for (const auto& s : line["sizes"]) {
+      if (std::string e = has_config(s, "an entry of \"sizes\""); !e.empty()) return e;
+      if (!s.contains("label") || !s["label"].is_string()) return "an entry of \"sizes\" has no \"label\" text";
+    }
+  }
+  if (line.contains("devices")) {
+    if (!line["devices"].is_array()) return "\"devices\" is " + type(line["devices"]) + ", not a list";
+    for (const auto& d : line["devices"]) {
+      if (std::string e = has_config(d, "an entry of \"devices\""); !e.empty()) return e;
+      if (!d.contains("compute_capability") || !d["compute_capability"].is_number_integer())
+        return "an entry of \"devices\" has no integer \"compute_capability\" (90 for 9.0)";
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::optional<nlohmann::json> read_machine_line(const std::filesystem::path& header) {
   std::ifstream in(header);
   if (!in) throw std::runtime_error(header.string() + ": cannot be read; check that it is a readable file");
   std::string text;
-  while (std::getline(in, text)) {
+  for (std::size_t number = 1; std::getline(in, text); ++number) {
     if (text.rfind(kPrefix, 0) != 0) continue;
     try {
-      auto j = nlohmann::json::parse(text.substr(kPrefix.size()));
-      if (j.is_object()) return j;
-    } catch (const nlohmann::json::exception&) {
+      return nlohmann::json::parse(text.substr(kPrefix.size()));
+    } catch (const nlohmann::json::exception& e) {
+      const std::string reason = "not JSON (line " + std::to_string(number) + "): " + e.what();
+      throw MachineLineError("the pinned header " + header.string() + "'s machine line is " + reason, reason);
     }
-    return std::nullopt;
   }
+  if (in.bad()) throw std::runtime_error(header.string() + ": cannot be read; check that it is a readable file");
   return std::nullopt;
 }
 
+namespace {
+
+// The ways to a machine line that the check can read.
+std::string machine_line_fixes(const std::filesystem::path& header, const std::string& kernel) {
+  return "regenerate it with `adaexplore-tuner header --database <its database> --spec <build>/_adaexplore/kernels/" +
+         kernel + "/spec.json --out " + header.string() + "`, pin a new tuning (`cmake --build <build> --target " +
+         "adaexplore-pin`), or add the line from its own values with tools/add-machine-line.py " + header.string();
+}
+
+}  // namespace
+
 std::string missing_machine_line_problem(const std::filesystem::path& header, const std::string& kernel) {
   return "the pinned header " + header.string() + " has no machine line ('// adaexplore: {...}', which every header " +
-         "written since 2026-12-06 carries and which is all that is read of a pinned header): regenerate it with " +
-         "`adaexplore-tuner header --database <its database> --spec <build>/_adaexplore/kernels/" + kernel +
-         "/spec.json --out " + header.string() + "`, pin a new tuning (`cmake --build <build> --target " +
-         "adaexplore-pin`), or add the line from its own values with tools/add-machine-line.py " + header.string();
+         "written since 2026-12-06 carries and which is all that is read of a pinned header): " +
+         machine_line_fixes(header, kernel);
+}
+
+std::string malformed_machine_line_problem(const std::filesystem::path& header, const std::string& kernel,
+                                           const std::string& what) {
+  return "the pinned header " + header.string() + "'s machine line ('// adaexplore: {...}') is " + what +
+         ": it is not a line AdaExplore wrote; " + machine_line_fixes(header, kernel);
 }
 
 PinnedCheck check_pinned(const std::optional<nlohmann::json>& line, const std::filesystem::path& file,
                          const std::string& kernel, const nlohmann::json& spec, const std::vector<std::string>& archs) {
   if (!line) return {missing_machine_line_problem(file, kernel), ""};
+  if (const std::string what = malformed(*line); !what.empty())
+    return {malformed_machine_line_problem(file, kernel, "malformed: " + what), ""};
   const std::string header = "the pinned header " + file.string();
   const std::string expected_space = spec.value("namespace", "adaexplore::" + kernel);
   const std::string space = line->value("namespace", std::string());
@@ -165,25 +250,7 @@ PinnedCheck check_pinned(const std::optional<nlohmann::json>& line, const std::f
                   "): it was pinned from another parameter set",
               ""};
 
-  const std::vector<std::string> expected = spec_size_labels(spec);
-  std::vector<std::string> pinned_sizes;
-  for (const auto& s : line->value("sizes", nlohmann::json::array())) pinned_sizes.push_back(s.value("label", std::string()));
-  const std::string expected_text = joined(expected, "; "), pinned_text = joined(pinned_sizes, "; ");
-  if (!expected.empty() && pinned_sizes.empty())
-    return {header + " has no // Sizes: line: it was pinned without SIZES, and this call tunes the sizes " + expected_text +
-                ": re-pin it after tuning these sizes",
-            ""};
-  if (!expected.empty() && pinned_sizes != expected)
-    return {header + " was tuned for the sizes " + pinned_text + " (its // Sizes: line), not " + expected_text +
-                ": re-pin it after tuning these sizes",
-            ""};
-  if (expected.empty() && !pinned_sizes.empty()) {
-    std::string quoted;
-    for (const auto& s : pinned_sizes) quoted += " \"" + s + "\"";
-    return {header + " was tuned for the sizes " + pinned_text + " (its // Sizes: line), but this call has no SIZES: add SIZES" +
-                quoted + " to the call, or re-pin it after tuning without SIZES",
-            ""};
-  }
+  if (std::string problem = sizes_problem(*line, spec, header); !problem.empty()) return {problem, ""};
 
   PinnedCheck result;
   for (const Entry& e : entries_of(*line, archs)) {
@@ -213,7 +280,8 @@ PinnedCheck check_pinned(const std::optional<nlohmann::json>& line, const std::f
 
 std::vector<std::string> pinned_tuned_on(const nlohmann::json& line) {
   std::vector<std::string> devices;
-  for (const auto& d : line.value("tuned_on", nlohmann::json::array()))
+  if (!line.is_object() || !line.contains("tuned_on") || !line["tuned_on"].is_array()) return devices;
+  for (const auto& d : line["tuned_on"])
     if (d.is_string() && std::find(devices.begin(), devices.end(), d.get<std::string>()) == devices.end())
       devices.push_back(d.get<std::string>());
   return devices;

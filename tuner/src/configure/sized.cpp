@@ -116,8 +116,16 @@ void write_sized_header(const Tuning& t, const Spec& spec, const std::vector<Siz
     }
     entries.push_back(std::move(*e));
   }
-  result.header_text = render_sized_header(spec.space, spec.sizes.names, entries, header_info(spec, "tuned"));
-  result.header_changed = write_file_if_changed(result.header, result.header_text);
+  try {
+    result.header_text = render_sized_header(spec.space, spec.sizes.names, entries, header_info(spec, "tuned"));
+    result.header_changed = write_file_if_changed(result.header, result.header_text);
+  } catch (const std::exception& e) {
+    std::string kept = "evaluations of its " + std::to_string(states.size()) + " sizes are kept in their results";
+    for (std::size_t i = 0; i < states.size(); ++i) kept += (i ? ", " : " ") + states[i].place.results.string();
+    header_not_written(t, spec, e, kept, result);
+    record_keys(states, entries, {}, result);
+    return;
+  }
   for (const auto& e : entries)
     t.out() << "[adaexplore] " << spec.name << ": " << e.size << ": best " << e.info.winner->label << " "
             << *e.info.winner->objective << " ms" << std::endl;

@@ -106,5 +106,11 @@ SizeHeaderEntry size_entry(const SizesSpec& sizes, std::size_t index, const Conf
 Spec size_spec(const Spec& spec, std::size_t index);
 /// `tune` of a kernel with sizes (sized.cpp).
 KernelResult configure_sizes(const Tuning& t, const Spec& spec);
+/// After a tuning whose header could not be rendered or written (`e`): says so on t.err() (the
+/// header's path, `e`, the system's reason within it) and that the evaluations are kept (`kept`:
+/// "12 evaluations are kept in <results>", the tuning database named after it), and sets `result`:
+/// Ending::environment for an EnvironmentError, else bad_input, with the reason.
+void header_not_written(const Tuning& t, const Spec& spec, const std::exception& e, const std::string& kept,
+                        KernelResult& result);
 
 }  // namespace adaexplore
