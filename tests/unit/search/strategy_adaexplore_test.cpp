@@ -446,5 +446,40 @@ TEST(AdaExploreStrategy, BeliefsAtALaterSizeAreThatSizesTimes) {
   EXPECT_LT(e_later[e_later.size() / 2], std::log(2.0)) << "median |ln(predicted / measured)|";
 }
 
+// Option start_sizes: a later size's start is ranked by a model of the nearest other size only
+// (1, the default), or of all of them (0). Here the far size (8) ranks the configurations the
+// other way round from the near one (512) and this one (1024): the start from the near size alone
+// is the faster, and a bad count names the option.
+TEST(AdaExploreStrategy, TheStartLearnsFromTheNearestSizes) {
+  EXPECT_NE(message_of({{"start_sizes", -1}}).find("option start_sizes must be an integer from 0"), std::string::npos)
+      << message_of({{"start_sizes", -1}});
+  const Space s = space();
+  const auto valid = s.enumerate_valid();
+  auto start_mean = [&](int sizes) {
+    StrategyOptions o;
+    o.seed = 2;
+    o.budget = 20;
+    o.size = {1024};
+    o.options = {{"start_sizes", sizes}};
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 150; ++i) {
+      const Config& c = valid[std::uniform_int_distribution<std::size_t>(0, valid.size() - 1)(rng)];
+      Outcome near = evaluate(c), far = evaluate(c);
+      if (!near.objective) continue;
+      far.objective = 1000.0 / *near.objective;  // the far size's order is the reverse
+      o.transfer.push_back({near, {512}});
+      o.transfer.push_back({far, {8}});
+    }
+    auto strategy = make_strategy("adaexplore", s, o);
+    const auto start = strategy->predicted_start(8, {});
+    EXPECT_EQ(start.size(), 8u);
+    double sum = 0;
+    for (const auto& c : start) sum += evaluate(c).objective.value_or(1000.0);
+    return sum / static_cast<double>(start.size());
+  };
+  const double nearest = start_mean(1), all = start_mean(0);
+  EXPECT_LT(nearest, all) << "mean objective of the start: nearest size " << nearest << ", all sizes " << all;
+}
+
 }  // namespace
 }  // namespace adaexplore

@@ -68,7 +68,11 @@
 // recorded Kernel Tuner files, docs/model-benchmark.md), launch (a launch shape over the
 // parameters for a replay without a spec), size_model (true: a later size starts from the model's
 // predictions and its surrogate fits the other sizes too; false: the other sizes' winners, the
-// search before 2026-12-06), start_kappa (0), start_winners (0.5), rank_evolve_below (0: evolve's
+// search before 2026-12-06), start_kappa (0), start_winners (0.5), start_sizes (1: the start's
+// model fits the nearest other size only; 0: all of them, the start before 2026-12-06's offsets
+// fix; how configurations rank moves with the size, and the farther sizes taught the start an
+// order that no longer holds: gemm +0.004 over 200 seeds, docs/model-benchmark.md),
+// rank_evolve_below (0: evolve's
 // children are never ranked; N: ranked by the surrogate below N evaluations).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
@@ -117,7 +121,7 @@ constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 constexpr const char* kOptions[] = {
     "initial", "batch", "candidates", "explore_candidates", "niches", "niche_radius", "trees",
     "knowledge_base", "max_failure_probability", "max_failure_probability_local", "alignment",
-    "status_test", "behaviour", "launch", "size_model", "start_kappa", "rank_evolve_below", "start_winners"};
+    "status_test", "behaviour", "launch", "size_model", "start_kappa", "rank_evolve_below", "start_winners", "start_sizes"};
 
 struct Scored {
   Config config;
@@ -178,6 +182,7 @@ class AdaExploreStrategy : public Strategy {
     transfer_ = options.transfer;
     size_model_ = bool_option(o, "size_model", true);
     rank_evolve_below_ = count_option(o, "rank_evolve_below", 0, 0);
+    start_sizes_ = count_option(o, "start_sizes", 1, 0);
     if (o.contains("start_winners")) {
       const auto& w = o["start_winners"];
       if (!(w.is_number() && w.get<double>() >= 0 && w.get<double>() <= 1))
@@ -229,8 +234,9 @@ class AdaExploreStrategy : public Strategy {
   // log time, mean - start_kappa_ x the trees' spread (default 0: the mean alone).
   double start_score(const RandomForest::Prediction& p) const { return p.mean - start_kappa_ * p.stdev; }
 
-  // A later size's start (option size_model): the performance model fitted on the other sizes'
-  // successes (per-size offsets, with the behavioural features at each size) ranks every valid
+  // A later size's start (option size_model): the performance model fitted on the successes of
+  // the start_sizes (1) other sizes nearest in ln volume (0: all; per-size offsets, with the
+  // behavioural features at each size) ranks every valid
   // configuration at this size (all when the space was enumerated, else 4096 random ones), leaving
   // out those known to fail or likely to (P(fail) > max_failure_probability, from the knowledge
   // base that observed the other sizes' size-independent failures); the start alternates the
@@ -239,6 +245,7 @@ class AdaExploreStrategy : public Strategy {
     std::vector<PerformanceModel::Sample> samples;
     for (const auto& t : transfer_)
       if (usable_record(t)) samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
+    if (start_sizes_ > 0 && !samples.empty()) samples = nearest_sizes(samples, start_sizes_);
     if (!size_model_ || samples.size() < 2 || count == 0) return {};
     PerformanceModel model(space_, features_.get(), alignment_, forest_options_);
     // Per-size offsets: this size has no evaluations yet, so its offset is scaled from the other
@@ -306,6 +313,27 @@ class AdaExploreStrategy : public Strategy {
     Config config;
     double log_objective;
   };
+
+  // The samples of the `count` other sizes nearest to this one in ln volume (the product of the
+  // size's values); sizes as near as the last one kept are kept too.
+  std::vector<PerformanceModel::Sample> nearest_sizes(const std::vector<PerformanceModel::Sample>& samples,
+                                                      std::size_t count) const {
+    auto ln_volume = [](const std::vector<long long>& z) {
+      double v = 0;
+      for (long long x : z) v += std::log(static_cast<double>(std::max<long long>(1, x)));
+      return v;
+    };
+    std::map<std::vector<long long>, double> distance;
+    for (const auto& s : samples) distance.emplace(s.size, std::abs(ln_volume(s.size) - ln_volume(size_)));
+    std::vector<double> d;
+    for (const auto& [size, x] : distance) d.push_back(x);
+    std::sort(d.begin(), d.end());
+    const double cut = d[std::min(count, d.size()) - 1] + 1e-9;
+    std::vector<PerformanceModel::Sample> out;
+    for (const auto& s : samples)
+      if (distance.at(s.size) <= cut) out.push_back(s);
+    return out;
+  }
 
   // Another size's record the model can learn from: a success with its objective, at a known size
   // of as many values as this one's (a trace that does not say its size is left out: the model
@@ -779,6 +807,7 @@ class AdaExploreStrategy : public Strategy {
   bool size_model_ = true;
   double start_kappa_ = 0.0;  // option start_kappa
   double start_winners_ = 0.5;  // option start_winners
+  std::size_t start_sizes_ = 1;  // option start_sizes
   std::size_t rank_evolve_below_ = 0;  // option rank_evolve_below  // option size_model: predicted_start() from the transfer model
   PerformanceModel model_;  // the surrogate: this size's successes (refit_if_needed)
   std::unordered_map<Config, nlohmann::json, ConfigHash> beliefs_;  // belief() at proposal
