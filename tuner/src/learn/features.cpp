@@ -40,7 +40,12 @@ void check_names(const std::optional<Expr>& e, std::size_t names, const char* wh
                                   "\" reads a name that is neither a parameter nor a size name");
 }
 
-double log2_or(const std::optional<double>& v) { return v ? std::log2(*v) : -1.0; }
+// A missing feature's model input: below log2 of every positive double (log2 of the smallest
+// subnormal is -1074), so that no real value encodes as it and a tree's split separates the
+// missing from every real value (work per thread 0.5 is log2 -1, a real value).
+constexpr double kMissing = FeatureMap::kMissingInput;
+
+double log2_or(const std::optional<double>& v) { return v ? std::log2(*v) : kMissing; }
 
 }  // namespace
 
@@ -141,8 +146,9 @@ std::vector<double> FeatureMap::model_input(const Config& config, const std::vec
     x.push_back(log2_or(b.total_threads));
     if (!context_.size_names.empty() || context_.volume > 0) x.push_back(log2_or(b.work_per_thread));
   }
-  if (has_blocks_ && context_.sm_count > 0) x.push_back(b.waves ? std::log2(*b.waves) : -20.0);
-  if (has_shared_) x.push_back(b.dynamic_shared_bytes ? std::log2(1.0 + *b.dynamic_shared_bytes) : -1.0);
+  if (has_blocks_ && context_.sm_count > 0) x.push_back(log2_or(b.waves));
+  if (has_shared_)
+    x.push_back(b.dynamic_shared_bytes ? std::log2(1.0 + *b.dynamic_shared_bytes) : kMissing);
   for (std::size_t k = 0; k < context_.size_names.size(); ++k)
     x.push_back(size && k < size->size() ? std::log(static_cast<double>((*size)[k])) : 0.0);
   return x;

@@ -65,6 +65,9 @@ struct Behaviour {
 
 class FeatureMap {
  public:
+  /// model_input()'s value of a feature that is missing (its expression gave no finite positive
+  /// number): below log2 of the smallest positive double (-1074).
+  static constexpr double kMissingInput = -1100.0;
   FeatureMap() = default;
   /// Throws std::invalid_argument when a launch expression reads a name that is neither one of
   /// `space`'s parameters nor one of context.size_names.
@@ -85,8 +88,10 @@ class FeatureMap {
 
   /// The model's input from the features that need no compile: log2 of threads_per_block, blocks,
   /// total_threads, work_per_thread, waves and 1 + dynamic_shared_bytes, each only where the
-  /// launch declares what it needs (the same columns for every configuration; an empty value is
-  /// -1); then ln of each size value. Empty when nothing is declared and there is no size.
+  /// launch declares what it needs (the same columns for every configuration); an empty value is
+  /// kMissingInput, below log2 of every positive number, so that no real value (work per thread
+  /// 0.5 is -1) encodes as missing; then ln of each size value. Empty when nothing is declared and
+  /// there is no size.
   std::vector<double> model_input(const Config& config, const std::vector<long long>* size = nullptr) const;
   /// Names of model_input()'s columns, in order ("log2_threads_per_block", ..., "ln_M").
   std::vector<std::string> model_input_names() const;

@@ -11,12 +11,33 @@
 //   ++ FeatureMap::model_input(config, size)   (log2 threads per block, blocks, work per thread,
 //                                                waves, ...; ln of each size value)
 // Failures are not its business: the knowledge base (knowledge_base.hpp) predicts them (P(fail))
-// and the strategy combines both. Samples of several sizes are centred per size (each size's mean
-// log time subtracted): what carries from one size to another is which configurations are fast
-// relative to the others, and the behavioural features say how a configuration's shape changes
-// with the size (a 128 x 128 tile that leaves SMs idle at 1024 fills them at 2048).
+// and the strategy combines both.
+//
+// Several sizes (Scale::per_size): a size's times differ from another's by a factor that has
+// nothing to do with the configuration (gemm on an H200: a typical configuration takes 0.04 ms at
+// 256^3 and 1.0 ms at 2048^3), and a forest cannot extrapolate it to a size it never saw (a tree
+// predicts a leaf's mean). So fit() estimates one ln-time offset per size and the forest learns
+// what is left: which configurations are fast relative to the others, with the behavioural
+// features saying how a configuration's shape changes with the size (a 128 x 128 tile that leaves
+// SMs idle at 1024 fills them at 2048). predict() adds the offset of the size asked for back, so
+// its predictions are absolute ln(ms) at that size:
+//   - a size among the samples (the size being tuned, once the tuning has evaluations there): its
+//     offset as fitted. The offsets are the size effects of a two-way additive fit
+//     ln t(c, s) = offset(s) + effect(c) over the configurations measured at several sizes (least
+//     squares, by alternating means), so the offset of a size is set by how the configurations it
+//     shares with the others compare with them, not by which configurations each size happened to
+//     sample (a size's mean would be: a search samples good configurations at a later size). A
+//     size that shares no configuration with the others keeps its mean.
+//   - another size: interpolated or extrapolated in ln(volume) (volume: the product of the size's
+//     values) from the two fitted sizes nearest in ln(volume), the slope clamped to [0, 1] (a time
+//     neither falls as the problem grows nor grows faster than its volume; measured on the H200
+//     from size to size, gemm 0.28, 0.40, 0.85 and vector_add 0.29, 0.60, 0.81); with one fitted
+//     volume, slope 1 (the throughput-bound limit; it overestimates latency-bound sizes). This
+//     offset only scales what is reported (it is the same for every configuration at that size,
+//     so it does not change how they rank).
 #pragma once
 
+#include <map>
 #include <random>
 #include <vector>
 
@@ -42,11 +63,20 @@ class PerformanceModel {
 
   /// The model's input row for `config` at `size` (null or empty: no size).
   std::vector<double> input(const Config& config, const std::vector<long long>* size) const;
-  /// Fits on `samples` (successes only). With several sizes among them, each size's log times are
-  /// centred on that size's mean (see above); `center` says whether to, also for one size.
-  void fit(const std::vector<Sample>& samples, std::mt19937_64& rng, bool center = false);
-  /// ln(ms) predicted (centred when fit() centred) and the trees' spread.
+  /// How fit() puts the samples' ln times on one scale.
+  enum class Scale {
+    absolute,  // as they are: the samples are of one size, or already on one size's scale
+    per_size,  // per-size offsets fitted and added back by predict() (see above)
+  };
+  /// Fits on `samples` (successes only).
+  void fit(const std::vector<Sample>& samples, std::mt19937_64& rng, Scale scale = Scale::absolute);
+  /// Predicted ln(ms) of `config` at `size` (null or empty: no size) and the trees' spread; with
+  /// Scale::per_size the offset of `size` is added (offset()).
   RandomForest::Prediction predict(const Config& config, const std::vector<long long>* size) const;
+  /// The ln(ms) offset predict() adds at `size` (0 after a Scale::absolute fit).
+  double offset(const std::vector<long long>* size) const;
+  /// True when a Scale::per_size fit had samples of `size` (its offset is fitted, not scaled).
+  bool fitted_size(const std::vector<long long>* size) const;
   bool empty() const { return forest_.empty(); }
 
  private:
@@ -54,6 +84,7 @@ class PerformanceModel {
   const FeatureMap* features_ = nullptr;
   std::vector<std::vector<double>> alignment_;
   RandomForest forest_;
+  std::map<std::vector<long long>, double> offsets_;  // per_size: each fitted size's ln-time offset
 };
 
 }  // namespace adaexplore

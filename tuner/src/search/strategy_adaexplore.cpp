@@ -44,8 +44,9 @@
 //     evaluations (StrategyOptions::transfer), also on the behavioural features
 //     (learn/features.hpp: threads per block, blocks, work per thread, waves, ...; ln size). A
 //     later size starts from what the model fitted on the other sizes predicts best there
-//     (predicted_start), and its surrogate also fits the other sizes' successes shifted onto this
-//     size's scale. What the model believed of each proposal is belief() (extra.model).
+//     (predicted_start), and its surrogate also fits the other sizes' successes, each size's
+//     ln-time offset fitted (PerformanceModel::Scale::per_size) so that predictions are this
+//     size's absolute times. What the model believed of each proposal is belief() (extra.model).
 //  Moves and mutations change only the parameters that have more than one value (a recorded
 //  space often pins some, e.g. gemm's KWG or conv's filter size): a step on a pinned parameter
 //  would make no new candidate, and the mutation rate is 1 / (number of free parameters).
@@ -67,7 +68,11 @@
 // recorded Kernel Tuner files, docs/model-benchmark.md), launch (a launch shape over the
 // parameters for a replay without a spec), size_model (true: a later size starts from the model's
 // predictions and its surrogate fits the other sizes too; false: the other sizes' winners, the
-// search before 2026-12-06), start_kappa (0), start_winners (0.5), rank_evolve_below (0: evolve's
+// search before 2026-12-06), start_kappa (0), start_winners (0.5), start_sizes (1: the start's
+// model fits the nearest other size only; 0: all of them, the start before 2026-12-06's offsets
+// fix; how configurations rank moves with the size, and the farther sizes taught the start an
+// order that no longer holds: gemm +0.004 over 200 seeds, docs/model-benchmark.md),
+// rank_evolve_below (0: evolve's
 // children are never ranked; N: ranked by the surrogate below N evaluations).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
@@ -82,6 +87,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "learn/knowledge_base.hpp"
@@ -115,7 +121,7 @@ constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 constexpr const char* kOptions[] = {
     "initial", "batch", "candidates", "explore_candidates", "niches", "niche_radius", "trees",
     "knowledge_base", "max_failure_probability", "max_failure_probability_local", "alignment",
-    "status_test", "behaviour", "launch", "size_model", "start_kappa", "rank_evolve_below", "start_winners"};
+    "status_test", "behaviour", "launch", "size_model", "start_kappa", "rank_evolve_below", "start_winners", "start_sizes"};
 
 struct Scored {
   Config config;
@@ -176,6 +182,7 @@ class AdaExploreStrategy : public Strategy {
     transfer_ = options.transfer;
     size_model_ = bool_option(o, "size_model", true);
     rank_evolve_below_ = count_option(o, "rank_evolve_below", 0, 0);
+    start_sizes_ = count_option(o, "start_sizes", 1, 0);
     if (o.contains("start_winners")) {
       const auto& w = o["start_winners"];
       if (!(w.is_number() && w.get<double>() >= 0 && w.get<double>() <= 1))
@@ -227,8 +234,9 @@ class AdaExploreStrategy : public Strategy {
   // log time, mean - start_kappa_ x the trees' spread (default 0: the mean alone).
   double start_score(const RandomForest::Prediction& p) const { return p.mean - start_kappa_ * p.stdev; }
 
-  // A later size's start (option size_model): the performance model fitted on the other sizes'
-  // successes (centred per size, with the behavioural features at each size) ranks every valid
+  // A later size's start (option size_model): the performance model fitted on the successes of
+  // the start_sizes (1) other sizes nearest in ln volume (0: all; per-size offsets, with the
+  // behavioural features at each size) ranks every valid
   // configuration at this size (all when the space was enumerated, else 4096 random ones), leaving
   // out those known to fail or likely to (P(fail) > max_failure_probability, from the knowledge
   // base that observed the other sizes' size-independent failures); the start alternates the
@@ -237,9 +245,13 @@ class AdaExploreStrategy : public Strategy {
     std::vector<PerformanceModel::Sample> samples;
     for (const auto& t : transfer_)
       if (usable_record(t)) samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
+    if (start_sizes_ > 0 && !samples.empty()) samples = nearest_sizes(samples, start_sizes_);
     if (!size_model_ || samples.size() < 2 || count == 0) return {};
     PerformanceModel model(space_, features_.get(), alignment_, forest_options_);
-    model.fit(samples, rng_, /*center=*/true);
+    // Per-size offsets: this size has no evaluations yet, so its offset is scaled from the other
+    // sizes' (performance_model.hpp); it is the same for every configuration, so the ranking
+    // is that of the relative predictions, and the beliefs recorded are absolute ms.
+    model.fit(samples, rng_, PerformanceModel::Scale::per_size);
     std::vector<Config> pool;
     if (const auto* all = sampler_.enumerated())
       pool = *all;
@@ -256,7 +268,6 @@ class AdaExploreStrategy : public Strategy {
     const std::size_t from_winners = std::min(winners.size(), static_cast<std::size_t>(start_winners_ * count));
     std::vector<Config> out;
     std::size_t r = 0, w = 0, taken_winners = 0;
-    const double relative_unknown = 0;
     while (out.size() < count && (r < ranked.size() || (taken_winners < from_winners && w < winners.size()))) {
       const bool winner = taken_winners < from_winners && w < winners.size() &&
                           (out.size() % 2 == 1 || r == ranked.size());
@@ -264,12 +275,12 @@ class AdaExploreStrategy : public Strategy {
         const Config& c = winners[w++];
         if (!sampler_.mark(c)) continue;  // the model picked it already
         ++taken_winners;
-        remember_belief(c, model, &relative_unknown);
+        remember_belief(c, model, "other sizes");
         out.push_back(c);
       } else {
         const auto& [score, c] = ranked[r++];
         if (!sampler_.mark(*c)) continue;  // a repeat in a sampled pool, or a winner taken
-        remember_belief(*c, model, &score);
+        remember_belief(*c, model, "other sizes");
         out.push_back(*c);
       }
     }
@@ -303,6 +314,27 @@ class AdaExploreStrategy : public Strategy {
     double log_objective;
   };
 
+  // The samples of the `count` other sizes nearest to this one in ln volume (the product of the
+  // size's values); sizes as near as the last one kept are kept too.
+  std::vector<PerformanceModel::Sample> nearest_sizes(const std::vector<PerformanceModel::Sample>& samples,
+                                                      std::size_t count) const {
+    auto ln_volume = [](const std::vector<long long>& z) {
+      double v = 0;
+      for (long long x : z) v += std::log(static_cast<double>(std::max<long long>(1, x)));
+      return v;
+    };
+    std::map<std::vector<long long>, double> distance;
+    for (const auto& s : samples) distance.emplace(s.size, std::abs(ln_volume(s.size) - ln_volume(size_)));
+    std::vector<double> d;
+    for (const auto& [size, x] : distance) d.push_back(x);
+    std::sort(d.begin(), d.end());
+    const double cut = d[std::min(count, d.size()) - 1] + 1e-9;
+    std::vector<PerformanceModel::Sample> out;
+    for (const auto& s : samples)
+      if (distance.at(s.size) <= cut) out.push_back(s);
+    return out;
+  }
+
   // Another size's record the model can learn from: a success with its objective, at a known size
   // of as many values as this one's (a trace that does not say its size is left out: the model
   // could not tell its times from this size's).
@@ -311,47 +343,41 @@ class AdaExploreStrategy : public Strategy {
            t.size.size() == size_.size();
   }
 
-  // The other sizes' successes on this size's scale, for the surrogate: each size's log times
-  // shifted by the mean difference, over the configurations measured at both, of this size's log
-  // time and that size's (sizes without a configuration in common are left out). What carries is
-  // the shape of the landscape; this size's own evaluations decide where they disagree, since
-  // they are the only samples at this size's features.
-  void add_transfer_samples(std::vector<PerformanceModel::Sample>& samples) const {
-    if (transfer_.empty() || successes_.empty()) return;
+  // The other sizes' successes for the surrogate, with their own sizes and times: the model
+  // (PerformanceModel::Scale::per_size) fits each size's ln-time offset from the configurations
+  // measured at several sizes, among them this size's own evaluations, and adds this size's
+  // offset back, so that its predictions are this size's absolute times, as expected_improvement
+  // compares them with best_. Sizes without a configuration in common with this size's
+  // evaluations are left out (their offset would be a guess). What carries is the shape of the
+  // landscape; this size's own evaluations decide where they disagree, since they are the only
+  // samples at this size's features. False when none was added.
+  bool add_transfer_samples(std::vector<PerformanceModel::Sample>& samples) const {
+    if (transfer_.empty() || successes_.empty()) return false;
     std::unordered_map<Config, double, ConfigHash> own;
     for (const auto& s : successes_) own.emplace(s.config, s.log_objective);
-    std::map<std::vector<long long>, std::pair<double, std::size_t>> offset;  // size -> sum, n
+    std::set<std::vector<long long>> shared;  // sizes with a configuration in common with this size's
+    for (const auto& t : transfer_)
+      if (usable_record(t) && t.size != size_ && own.count(t.outcome.config)) shared.insert(t.size);
+    bool added = false;
     for (const auto& t : transfer_) {
-      if (!usable_record(t)) continue;
-      const auto it = own.find(t.outcome.config);
-      if (it == own.end()) continue;
-      auto& [sum, n] = offset[t.size];
-      sum += it->second - std::log(*t.outcome.objective);
-      ++n;
+      if (!usable_record(t) || !shared.count(t.size)) continue;
+      samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
+      added = true;
     }
-    for (const auto& t : transfer_) {
-      if (!usable_record(t)) continue;
-      const auto o = offset.find(t.size);
-      if (o == offset.end() || t.size == size_) continue;
-      samples.push_back({t.outcome.config, t.size,
-                         std::log(*t.outcome.objective) + o->second.first / static_cast<double>(o->second.second)});
-    }
+    return added;
   }
 
-  // What `model` predicts for `config` (ln ms, its 68 % interval from the trees' spread) and the
-  // knowledge base's P(fail), kept for belief(). A model fitted centred (the transfer model)
-  // predicts relative times: `centred_mean` set, the prediction is reported as relative.
-  void remember_belief(const Config& config, const PerformanceModel& model, const double* centred_mean) {
+  // What `model` predicts for `config` at this size (ms, with its 68 % interval from the trees'
+  // spread; absolute times, performance_model.hpp) and the knowledge base's P(fail), kept for
+  // belief(). `source`: "other sizes" for a later size's start (the model fitted on the other
+  // sizes alone; its scale at this size is extrapolated from theirs), null for the surrogate.
+  void remember_belief(const Config& config, const PerformanceModel& model, const char* source) {
     nlohmann::json b = nlohmann::json::object();
     if (!model.empty()) {
       const auto p = model.predict(config, &size_);
-      if (centred_mean) {
-        b["predicted_relative"] = std::exp(p.mean);
-        b["source"] = "other sizes";
-      } else {
-        b["predicted_ms"] = std::exp(p.mean);
-        b["interval_ms"] = {std::exp(p.mean - p.stdev), std::exp(p.mean + p.stdev)};
-      }
+      b["predicted_ms"] = std::exp(p.mean);
+      b["interval_ms"] = {std::exp(p.mean - p.stdev), std::exp(p.mean + p.stdev)};
+      if (source) b["source"] = source;
     }
     if (use_kb_) b["p_fail"] = failure_probability(config);
     if (!b.empty()) beliefs_[config] = std::move(b);
@@ -728,8 +754,9 @@ class AdaExploreStrategy : public Strategy {
     if (unfitted_ < std::max<std::size_t>(1, successes_.size() / 20)) return;
     std::vector<PerformanceModel::Sample> samples;
     for (const auto& s : successes_) samples.push_back({s.config, size_, s.log_objective});
-    if (size_model_) add_transfer_samples(samples);
-    model_.fit(samples, rng_);
+    // One size: its times as they are (the search within a size is unchanged by the size model).
+    const bool other_sizes = size_model_ && add_transfer_samples(samples);
+    model_.fit(samples, rng_, other_sizes ? PerformanceModel::Scale::per_size : PerformanceModel::Scale::absolute);
     unfitted_ = 0;
   }
 
@@ -780,6 +807,7 @@ class AdaExploreStrategy : public Strategy {
   bool size_model_ = true;
   double start_kappa_ = 0.0;  // option start_kappa
   double start_winners_ = 0.5;  // option start_winners
+  std::size_t start_sizes_ = 1;  // option start_sizes
   std::size_t rank_evolve_below_ = 0;  // option rank_evolve_below  // option size_model: predicted_start() from the transfer model
   PerformanceModel model_;  // the surrogate: this size's successes (refit_if_needed)
   std::unordered_map<Config, nlohmann::json, ConfigHash> beliefs_;  // belief() at proposal
