@@ -170,7 +170,7 @@
     if (!M) return;
     var sec = section("Predicted vs measured: what the model believed of the finalists", "model");
     add(sec, "p", { class: "muted", text: "When it proposed a configuration, the strategy's performance model predicted its time (with the spread of its trees, a 68 % interval) and the knowledge base its probability of failing; " +
-      M.believed + " of the " + D.evaluations.length + " evaluations record such a belief (extra.model; the defaults, a warm start and resumed evaluations have none). " +
+      M.believed + " of the " + D.evaluations.length + " evaluations record such a belief (extra.model; the defaults and a warm start of winners, from other sizes or other GPUs, have none). " +
       "A later size's start is predicted relative to that size's mean time (\"relative\"), from the other sizes' evaluations." });
     table(sec, ["#", "configuration", "measured", "predicted", "measured / predicted", "P(fail)"], M.finalists.map(function (f) {
       var predicted = "-";
