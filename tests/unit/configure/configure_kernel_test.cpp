@@ -316,6 +316,23 @@ TEST_F(SizeTransfer, WinnersKeepsTheOtherSizesBest) {
   EXPECT_EQ(out_.str().find("predicted by the model"), std::string::npos) << out_.str();
 }
 
+// With a tuning database, the model also fits the kernel's sizes stored there that the spec no
+// longer lists (same spec, sources and device): N=1024 tuned, then dropped for N=4096, still
+// informs N=4096's start, after the declared N=256.
+TEST_F(SizeTransfer, TheDatabasesOtherSizesInformTheModelToo) {
+  Request r = sized_request(SizeTransferMode::model);
+  r.database = dir_ / "db";
+  const KernelResult first = configure(sized_spec(), r);
+  ASSERT_EQ(first.ending, Ending::header_written) << first.reason << "\n" << err_.str();
+  nlohmann::json j = sized_spec().raw;
+  j["sizes"]["values"] = {{256}, {4096}};
+  const KernelResult second = configure(parse_spec(j, dir_ / "spec.json"), r);
+  ASSERT_EQ(second.ending, Ending::header_written) << second.reason << "\n" << err_.str();
+  EXPECT_CONTAINS(out_.str(), "twice [N=4096]: start: ");
+  EXPECT_CONTAINS(out_.str(), " configurations predicted by the model from sizes N=256; N=1024 (");
+  EXPECT_TRUE(err_.str().find("size transfer skips") == std::string::npos) << err_.str();
+}
+
 // A kernel with sizes whose defaults header is written: every size's entry the defaults.
 TEST_F(ConfigureKernel, DefaultsHeaderOfAKernelWithSizesHasEverySize) {
   Messages messages{out_, err_};
