@@ -77,6 +77,18 @@
 #   derived spec beside them. SIZESPACE_KERNELS ("vector_add gemm"), SIZESPACE_TIME_LIMIT (300 s
 #   per size, no new evaluation after). About 2 minutes on an H200. Copies under
 #   $OUT/logs/sizespace/<kernel>/; commit them trimmed (tools/trim-results.py).
+#   sizemodel: size transfer through the performance model against the other sizes' winners, the
+#   figure of issue 39: the gemm example (its spec, configured with ADAEXPLORE_MODE=DEFAULTS) at four
+#   sizes, M = N = K = 512, 1024, 2048, 4096, tuned with `tune --size-transfer winners` and with
+#   `--size-transfer model`, seeds SIZEMODEL_SEEDS ("1 2 3"; each seed's two arms one after the
+#   other), budget SIZEMODEL_BUDGET (40 at the first size, a third of it at each later one, plus
+#   the verification rounds), SIZEMODEL_TIME_LIMIT (25 s per size, no new evaluation after), no
+#   near-tie rounds, fresh results each. No seed starts after SIZEMODEL_DEADLINE (300 s) of the
+#   mode's tunings. bench/size_model.py then writes, per size and arm, the evaluations each seed
+#   needed to reach within 2 % of the best known time of that size (the best over all runs of the
+#   mode) and their median to $OUT/logs/sizemodel/summary (and summary.json). About 5 minutes on
+#   an H200. Results (results/<arm>-seed<seed>.<size>.jsonl), logs and the spec under
+#   $OUT/logs/sizemodel/.
 #   reconfigure: bench/reconfigure.py --cuda --sizes 4 (vector_add, gemm and host_matmul at four
 #   problem sizes each, tuned with budget 12; then 11 reconfigures with nothing changed, against
 #   the same project without the calls). Logs under $OUT/logs/reconfigure/.
@@ -126,6 +138,7 @@ run_gemmspace=0
 run_failcompare=0
 run_kernelunit=0
 run_sizespace=0
+run_sizemodel=0
 run_reconfigure=0
 run_report=0
 run_mpi=0
@@ -144,6 +157,7 @@ for a in "$@"; do
     failcompare) run_failcompare=1 ;;
     kernelunit) run_kernelunit=1 ;;
     sizespace) run_sizespace=1 ;;
+    sizemodel) run_sizemodel=1 ;;
     reconfigure) run_reconfigure=1 ;;
     report) run_report=1 ;;
     mpi) run_mpi=1 ;;
@@ -357,6 +371,31 @@ PY
       status_counts "$f" | tee -a "$OUT/logs/summary.txt"
     done
   done
+fi
+if [ $run_sizemodel = 1 ]; then
+  mdir=$OUT/logs/sizemodel
+  mkdir -p "$mdir/results"
+  rm -rf build-sizemodel
+  step sizemodel-configure cmake -S examples/gemm -B build-sizemodel "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS "-DGEMM_SIZES=M=512 N=512 K=512;M=1024 N=1024 K=1024;M=2048 N=2048 K=2048;M=4096 N=4096 K=4096"
+  mspec=build-sizemodel/_adaexplore/kernels/gemm/spec.json
+  cp "$mspec" "$mdir/spec.json"
+  mstart=$SECONDS
+  for seed in ${SIZEMODEL_SEEDS:-1 2 3}; do
+    if [ $((SECONDS - mstart)) -ge "${SIZEMODEL_DEADLINE:-300}" ]; then
+      log "sizemodel: seed $seed and later not run: $((SECONDS - mstart)) s of tunings, past SIZEMODEL_DEADLINE"
+      break
+    fi
+    for arm in winners model; do
+      step "sizemodel-$arm-seed$seed" "$tuner" tune --spec "$mspec" --size-transfer "$arm" --seed "$seed" \
+        --budget "${SIZEMODEL_BUDGET:-40}" --time-limit "${SIZEMODEL_TIME_LIMIT:-25}" --confirm-rounds 0 --no-report \
+        --fresh --results "$mdir/results/$arm-seed$seed.jsonl" --header "$mdir/$arm-seed$seed.hpp"
+      cp "$OUT/logs/sizemodel-$arm-seed$seed.log" "$mdir/"
+    done
+  done
+  log "sizemodel: $((SECONDS - mstart)) s of tunings"
+  step sizemodel-summary python3 bench/size_model.py "$mdir/results" --out "$mdir/summary" --json "$mdir/summary.json"
+  cat "$mdir/summary" >>"$OUT/logs/summary.txt" 2>/dev/null
+  grep -h ": start: \|: best \|evaluations/min" "$mdir"/sizemodel-*.log | tee -a "$OUT/logs/summary.txt"
 fi
 if [ $run_throughput = 1 ]; then
   tdir=$OUT/logs/throughput

@@ -121,6 +121,28 @@ run("report, stand-in Chart.js" "${TUNER}" report --spec "${DATA}/spec.json" --r
     --out "${WORK}/tables.html" --chartjs "${WORK}/stub-chart.js")
 check_page(tables "${WORK}/tables.html" 0 "Charts are missing" "data-charts=\"0\"")
 
+# 4. The same results with the model's beliefs in every success's record (extra.model, as `tune`
+# records them since 2026-12-06; here one fixed prediction, 7.5 ms in 6 to 9 ms): the section
+# "Predicted vs measured" with the finalists' predictions beside their measured times.
+file(STRINGS "${DATA}/results.jsonl" lines)
+set(believed "")
+foreach(line IN LISTS lines)
+  string(JSON status ERROR_VARIABLE no_status GET "${line}" status)
+  if(NOT no_status AND (status STREQUAL "ok" OR status STREQUAL "slow"))
+    string(JSON line SET "${line}" extra model "{\"predicted_ms\": 7.5, \"interval_ms\": [6, 9], \"p_fail\": 0.05}")
+    string(REPLACE "\n" "" line "${line}")  # string(JSON) writes it indented over lines: one line again
+  endif()
+  string(APPEND believed "${line}\n")
+endforeach()
+file(WRITE "${WORK}/believed.jsonl" "${believed}")
+run("report, model beliefs" "${TUNER}" report --spec "${DATA}/spec.json" --results "${WORK}/believed.jsonl"
+    --out "${WORK}/model.html" --chartjs "${chartjs}")
+check_page(model "${WORK}/model.html" 12 "Predicted vs measured" "measured / predicted" "7.5 ms (6 to 9)")
+file(READ "${WORK}/model.dom.html" model_dom)
+if(NOT model_dom MATCHES "<section id=\"model\"")
+  string(APPEND failed "model (${WORK}/model.dom.html): no section model\n")
+endif()
+
 if(NOT failed STREQUAL "")
   message(FATAL_ERROR "${failed}")
 endif()

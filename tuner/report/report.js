@@ -161,6 +161,27 @@
     } else add(sec, "p", { class: "muted", text: "No other configuration came within " + fmt(100 * D.summary.near_tie_margin, 2) + " % of the winner." });
   }
 
+  // ---- the model's predictions -----------------------------------------------------------------
+  // What the strategy's model believed of the finalists when it proposed them (D.model), next to
+  // what was measured. Absent when no evaluation records a belief (a strategy without a model, or
+  // results written before 2026-12-06).
+  function modelSection() {
+    var M = D.model;
+    if (!M) return;
+    var sec = section("Predicted vs measured: what the model believed of the finalists", "model");
+    add(sec, "p", { class: "muted", text: "When it proposed a configuration, the strategy's performance model predicted its time (with the spread of its trees, a 68 % interval) and the knowledge base its probability of failing; " +
+      M.believed + " of the " + D.evaluations.length + " evaluations record such a belief (extra.model; the defaults and a warm start of winners, from other sizes or other GPUs, have none). " +
+      "A later size's start is predicted relative to that size's mean time (\"relative\"), from the other sizes' evaluations." });
+    table(sec, ["#", "configuration", "measured", "predicted", "measured / predicted", "P(fail)"], M.finalists.map(function (f) {
+      var predicted = "-";
+      if (f.predicted_ms !== null) predicted = ms(f.predicted_ms) + (f.interval_ms ? " (" + fmt(f.interval_ms[0], 4) + " to " + fmt(f.interval_ms[1], 4) + ")" : "");
+      else if (f.predicted_relative !== null) predicted = fmt(f.predicted_relative, 3) + "x the mean, relative" + (f.source ? " (" + f.source + ")" : "");
+      else predicted = "no prediction";
+      var ratio = f.ratio !== null ? fmt(f.ratio, 3) + "x" + (f.interval_ms ? (f.measured_ms < f.interval_ms[0] ? ", faster than its interval" : f.measured_ms > f.interval_ms[1] ? ", slower than its interval" : ", within its interval") : "") : "-";
+      return [String(f.n), el("code", { text: f.label + (f.winner ? " (winner)" : "") }), ms(f.measured_ms), predicted, ratio, f.p_fail !== null ? fmt(f.p_fail, 2) : "-"];
+    }), [true, false, true, true, true, true]);
+  }
+
   // ---- search progress ------------------------------------------------------------------------
   function progress() {
     var sec = section("The search", "search");
@@ -404,6 +425,7 @@
     if (!D || D.format !== "adaexplore-report-data") throw new Error("no report data in this page");
     header();
     winnerCard();
+    modelSection();
     progress();
     failureMap();
     effects();

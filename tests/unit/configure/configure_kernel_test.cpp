@@ -6,9 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "configure/configure_kernel.hpp"
+#include "learn/features.hpp"
+#include "model/sizes.hpp"
+#include "search/strategy.hpp"
+#include "store/results.hpp"
 #include "test_support.hpp"
 #include "util/files.hpp"
 
@@ -16,6 +21,9 @@ namespace adaexplore {
 namespace {
 
 namespace fs = std::filesystem;
+
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
 
 // y = 2 x in blocks of BLOCK that drop the tail: a BLOCK that does not divide n leaves the last
 // values unwritten (the harness poisons them), a wrong_result at that size only. ${BROKEN} 1: a
@@ -233,6 +241,129 @@ TEST_F(ConfigureKernel, AHeaderOfSizesThatCannotBeWrittenSaysWhyAndKeepsTheEvalu
   ASSERT_EQ(again.keys.size(), 2u);
   for (const KeyResult& k : again.keys) EXPECT_EQ(k.new_evaluations, 0u) << k.size;  // the kept ones answer
   EXPECT_TRUE(fs::exists(again.header));
+}
+
+// Size transfer through the performance model: twice at N=256 (budget 6), then N=1024 (budget 5,
+// a start of 3 configurations), one configuration in flight so that the start is evaluated before
+// any proposal. BLOCK {1, ..., 128} divides both sizes: every configuration succeeds.
+class SizeTransfer : public ConfigureKernel {
+ protected:
+  Spec sized_spec() const {
+    nlohmann::json j = spec(false).raw;
+    j["parameters"][0]["values"] = {1, 2, 4, 8, 16, 32, 64, 128};
+    j["budget"]["evaluations"] = 6;
+    j["sizes"] = {{"names", {"N"}}, {"values", {{256}, {1024}}}, {"budget", 5}, {"warm_start", 3}};
+    return parse_spec(j, dir_ / "spec.json");
+  }
+
+  Request sized_request(SizeTransferMode mode) const {
+    Request r = request();
+    r.in_flight = 1;
+    r.size_transfer = mode;
+    return r;
+  }
+
+  // The outcomes of the size N=256 its tuning recorded (its first `budget` records: the
+  // verification rounds append after), with their size, as the N=1024 tuning's transfer.
+  static std::vector<StrategyOptions::SizedOutcome> first_size(const Spec& s, const KernelResult& r) {
+    std::vector<Outcome> outcomes = read_results(r.keys.at(0).results, s.space).outcomes;
+    outcomes.resize(s.budget_evaluations);
+    std::vector<StrategyOptions::SizedOutcome> out;
+    for (const Outcome& o : outcomes) out.push_back({o, {256}});
+    return out;
+  }
+
+  // The configurations of the records of size N=1024 after its defaults' (the second record), `n`
+  // of them.
+  static std::set<Config> after_defaults(const Spec& s, const KernelResult& r, std::size_t n) {
+    const std::vector<Outcome> outcomes = read_results(r.keys.at(1).results, s.space).outcomes;
+    EXPECT_GE(outcomes.size(), n + 1);
+    EXPECT_EQ(outcomes.at(0).config, s.defaults);
+    std::set<Config> out;
+    for (std::size_t i = 1; i <= n && i < outcomes.size(); ++i) out.insert(outcomes[i].config);
+    return out;
+  }
+
+  // The records of size N=1024 whose belief came from the model of the other sizes.
+  static std::size_t from_other_sizes(const Spec& s, const KernelResult& r) {
+    std::size_t n = 0;
+    for (const Outcome& o : read_results(r.keys.at(1).results, s.space).outcomes)
+      n += o.extra.contains("model") && o.extra["model"].value("source", "") == "other sizes";
+    return n;
+  }
+};
+
+// model: N=1024 starts, right after its defaults, from the configurations the adaexplore
+// strategy's model fitted on N=256's evaluations predicts best at N=1024 (the same strategy
+// rebuilt here from what N=256 recorded predicts the same start), each record carrying the
+// model's belief; the log says so.
+TEST_F(SizeTransfer, ALaterSizeStartsFromTheModelsPrediction) {
+  const Spec s = sized_spec();
+  const KernelResult r = configure(s, sized_request(SizeTransferMode::model));
+  ASSERT_EQ(r.ending, Ending::header_written) << r.reason << "\n" << err_.str();
+  ASSERT_EQ(r.keys.size(), 2u);
+
+  const std::vector<StrategyOptions::SizedOutcome> transfer = first_size(s, r);
+  std::vector<Outcome> first;
+  for (const auto& t : transfer) first.push_back(t.outcome);
+  const ::adaexplore::SizeTransfer winners = transfer_from({&first}, 3, {});
+  StrategyOptions so;
+  so.seed = s.seed;
+  so.budget = 5;
+  so.options = s.strategy_options;
+  so.prior = winners.prior;
+  FeatureContext context;
+  context.size_names = {"N"};
+  so.features = std::make_shared<const FeatureMap>(s.space, context);
+  so.size = {1024};
+  so.transfer = transfer;
+  auto strategy = make_strategy("adaexplore", s.space, so);
+  std::set<Config> predicted;
+  for (const Config& c : strategy->predicted_start(3, winners.warm_start))
+    if (c != s.defaults) predicted.insert(c);
+  ASSERT_FALSE(predicted.empty());
+
+  EXPECT_EQ(after_defaults(s, r, predicted.size()), predicted);
+  EXPECT_GE(from_other_sizes(s, r), predicted.size());
+  EXPECT_CONTAINS(out_.str(), "twice [N=1024]: start: " + std::to_string(predicted.size()) +
+                                  " configurations predicted by the model from sizes N=256 (6 successful "
+                                  "evaluations there)");
+}
+
+// winners: N=1024 starts from N=256's best configurations, as before the model; no record
+// carries a belief of the other sizes' model.
+TEST_F(SizeTransfer, WinnersKeepsTheOtherSizesBest) {
+  const Spec s = sized_spec();
+  const KernelResult r = configure(s, sized_request(SizeTransferMode::winners));
+  ASSERT_EQ(r.ending, Ending::header_written) << r.reason << "\n" << err_.str();
+  ASSERT_EQ(r.keys.size(), 2u);
+  std::vector<Outcome> first;
+  for (const auto& t : first_size(s, r)) first.push_back(t.outcome);
+  std::set<Config> winners;
+  for (const Config& c : transfer_from({&first}, 3, {}).warm_start)
+    if (c != s.defaults) winners.insert(c);
+  ASSERT_FALSE(winners.empty());
+  EXPECT_EQ(after_defaults(s, r, winners.size()), winners);
+  EXPECT_EQ(from_other_sizes(s, r), 0u);
+  EXPECT_CONTAINS(out_.str(), "twice [N=1024]: start: 3 configurations, the other sizes' best (--size-transfer winners)");
+  EXPECT_EQ(out_.str().find("predicted by the model"), std::string::npos) << out_.str();
+}
+
+// With a tuning database, the model also fits the kernel's sizes stored there that the spec no
+// longer lists (same spec, sources and device): N=1024 tuned, then dropped for N=4096, still
+// informs N=4096's start, after the declared N=256.
+TEST_F(SizeTransfer, TheDatabasesOtherSizesInformTheModelToo) {
+  Request r = sized_request(SizeTransferMode::model);
+  r.database = dir_ / "db";
+  const KernelResult first = configure(sized_spec(), r);
+  ASSERT_EQ(first.ending, Ending::header_written) << first.reason << "\n" << err_.str();
+  nlohmann::json j = sized_spec().raw;
+  j["sizes"]["values"] = {{256}, {4096}};
+  const KernelResult second = configure(parse_spec(j, dir_ / "spec.json"), r);
+  ASSERT_EQ(second.ending, Ending::header_written) << second.reason << "\n" << err_.str();
+  EXPECT_CONTAINS(out_.str(), "twice [N=4096]: start: ");
+  EXPECT_CONTAINS(out_.str(), " configurations predicted by the model from sizes N=256; N=1024 (");
+  EXPECT_TRUE(err_.str().find("size transfer skips") == std::string::npos) << err_.str();
 }
 
 // A kernel with sizes whose defaults header is written: every size's entry the defaults.

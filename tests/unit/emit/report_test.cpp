@@ -203,6 +203,59 @@ TEST(ReportData, WinnerCardHasResourcesFiguresIntervalAndNearTies) {
   EXPECT_NE(c["near_ties"][0]["label"], w.label);
 }
 
+// The model section: the fastest successes (at most kModelFinalists) with what the strategy's
+// model believed of each (extra.model) beside the measured time; the crowned winner among them
+// even when slower; null without any belief.
+TEST(ReportData, ModelPredictionsOfTheFinalistsBesideTheirMeasuredTimes) {
+  ReportInput in = grid_input();
+  EXPECT_TRUE(report_data(in)["model"].is_null());  // no record has a belief
+
+  Outcome *fastest = nullptr, *tie = nullptr;  // the two configurations at 1.25 ms
+  std::size_t tie_n = 0;
+  for (std::size_t i = 0; i < in.outcomes.size(); ++i) {
+    Outcome& o = in.outcomes[i];
+    if (o.config == in.winner->config) fastest = &o;
+    else if (o.objective && *o.objective == 1.25) tie = &o, tie_n = i + 1;
+  }
+  ASSERT_NE(fastest, nullptr);
+  ASSERT_NE(tie, nullptr);
+  fastest->extra["model"] = {{"predicted_ms", 1.0}, {"interval_ms", {0.8, 1.2}}, {"p_fail", 0.125}};
+  tie->extra["model"] = {{"predicted_relative", 0.5}, {"source", "other sizes"}, {"p_fail", 0.0}};
+  // Crowned after a near-tie round: a slow success, not among the 8 fastest.
+  const Outcome* slow = nullptr;
+  for (const auto& o : in.outcomes)
+    if (o.objective && (!slow || *o.objective > *slow->objective)) slow = &o;
+  in.winner = *slow;
+
+  const json m = report_data(in)["model"];
+  ASSERT_TRUE(m.is_object()) << m.dump();
+  EXPECT_EQ(m["believed"], 2);
+  const json& f = m["finalists"];
+  ASSERT_EQ(f.size(), kModelFinalists);
+  for (std::size_t i = 0; i + 2 < f.size(); ++i)  // fastest first (the last one is the slow winner)
+    EXPECT_LE(f[i]["measured_ms"].get<double>(), f[i + 1]["measured_ms"].get<double>()) << f.dump();
+  EXPECT_EQ(f[0]["label"], fastest->label);
+  EXPECT_DOUBLE_EQ(f[0]["measured_ms"].get<double>(), 1.25);
+  EXPECT_DOUBLE_EQ(f[0]["predicted_ms"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(f[0]["ratio"].get<double>(), 1.25);  // measured / predicted: slower than predicted
+  EXPECT_DOUBLE_EQ(f[0]["interval_ms"][1].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(f[0]["p_fail"].get<double>(), 0.125);
+  EXPECT_FALSE(f[0]["winner"].get<bool>());
+  EXPECT_EQ(f.back()["label"], slow->label);
+  EXPECT_TRUE(f.back()["winner"].get<bool>());
+  EXPECT_TRUE(f.back()["predicted_ms"].is_null());  // no belief: no prediction, no ratio
+  EXPECT_TRUE(f.back()["ratio"].is_null());
+  const json& relative = f[1];  // the other configuration at 1.25 ms (stable order: the winner came first)
+  EXPECT_EQ(relative["label"], tie->label);
+  EXPECT_EQ(relative["n"], tie_n);
+  EXPECT_DOUBLE_EQ(relative["predicted_relative"].get<double>(), 0.5);
+  EXPECT_EQ(relative["source"], "other sizes");
+  EXPECT_TRUE(relative["predicted_ms"].is_null());
+  EXPECT_TRUE(relative["ratio"].is_null());
+  const std::string page = render_report_html(report_data(in), std::nullopt);
+  EXPECT_NE(page.find("Predicted vs measured"), std::string::npos);  // report.js draws the section
+}
+
 TEST(ReportData, NothingSucceededNoWinner) {
   ReportInput in;
   in.kernel = "k";

@@ -64,7 +64,8 @@ Command register_report_command(CLI::App& app) {
       "(best so far against evaluations and wall time, every evaluation by status, the defaults), where the "
       "failures are (pairs of parameters), each parameter's effect, the learned rules, where the time went, the "
       "winner's card (time and its confidence interval, speedup, registers, shared memory, spills, occupancy, "
-      "GB/s or GFLOP/s against the device's peak, near-ties) and the finalists' Nsight Compute profiles when "
+      "GB/s or GFLOP/s against the device's peak, near-ties), what the strategy's model predicted for the finalists "
+      "beside their measured times (extra.model) and the finalists' Nsight Compute profiles when "
       "`tune --profile` recorded them (<results>.profiles.ndjson). Charts by Chart.js, inlined: the machine's "
       "(Debian's libjs-chart.js), else the Chart.js 3.9.1 compiled into the tuner (third_party/chartjs/, MIT). The data behind the page: tuner/src/emit/report.hpp, and --data.");
   sub->add_option("--results", a->results, "results file (JSON Lines, as `tune` writes it)")->check(CLI::ExistingFile);

@@ -37,6 +37,7 @@ Request tuning_request(const TuneArgs& a) {
   r.confirm_rounds = a.confirm_rounds;
   r.confirm_margin = a.confirm_margin;
   r.in_flight = a.in_flight;
+  r.size_transfer = a.size_transfer == "winners" ? SizeTransferMode::winners : SizeTransferMode::model;
   r.fresh = a.fresh;
   r.retune = a.retune;
   r.cached = a.cached;
@@ -165,6 +166,17 @@ CLI::Option* add_search_options(CLI::App* sub, TuneArgs* a) {
                   "jobs + the GPUs measuring; jobs + 1 on one GPU keeps every compile worker busy (most "
                   "throughput, least informed proposals); fewer than the GPUs + 1 leaves GPUs idle")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+  sub->add_option("--size-transfer", a->size_transfer,
+                  "a spec with \"sizes\": how a size tuned after others starts, right after the defaults. model "
+                  "(default): the strategy's performance model is fitted on the other sizes' evaluations with their "
+                  "sizes (and, with --database, on the kernel's other sizes stored there for this device) and the "
+                  "sizes.warm_start configurations it predicts fastest at this size are evaluated first (adaexplore "
+                  "alternates its picks with the other sizes' best); its surrogate keeps fitting the other sizes too. "
+                  "winners: the other sizes' best configurations, nearest size first, and a model of this size's "
+                  "evaluations alone (the tuning before 2026-12-06). A strategy without a performance model (random, "
+                  "ga) starts from the winners either way. The log's \"start:\" line says which start was used; "
+                  "each configuration of the model's start records its prediction in extra.model (docs/sizes.md)")
+      ->check(CLI::IsMember({"model", "winners"}));
   return sub->add_option("--device", a->devices,
                   "cuda: CUDA device index to tune on (default 0), recorded in the results with the GPU's UUID and "
                   "PCI bus id; not part of the key: GPUs of one model share results, other models never. Several "

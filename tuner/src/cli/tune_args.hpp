@@ -20,6 +20,7 @@ struct TuneArgs {
   bool seed_given = false;
   double time_limit_s = -1;
   std::vector<int> devices = {0};
+  std::string size_transfer = "model";  // --size-transfer model|winners (Request::size_transfer)
   bool fresh = false, retune = false, cached = false, quiet = false;
   std::string report, chartjs;  // --report PATH (a spec with sizes: PATH.<size>.html), --chartjs
   bool no_report = false;

@@ -29,6 +29,20 @@ struct Messages {
   std::ostream& err;
 };
 
+/// How a problem size tuned after others starts (a spec with "sizes"; docs/sizes.md).
+enum class SizeTransferMode {
+  /// The configurations the strategy's performance model, fitted on the other sizes' evaluations
+  /// with their sizes, predicts best at this size (adaexplore: the model's picks alternating with
+  /// the other sizes' winners); the winners alone when the strategy has no such model (random,
+  /// ga) or too little to fit it on (fewer than 2 successes at other sizes).
+  model,
+  /// The other sizes' best configurations, nearest size first (the tuning before 2026-12-06); the
+  /// strategy's model does not see the other sizes' evaluations either.
+  winners,
+};
+/// "model" | "winners"
+std::string to_string(SizeTransferMode mode);
+
 /// What the caller asks of a configuration besides the spec (`adaexplore-tuner tune --help` says
 /// each option at length; the spec's own overrides, such as --budget, are applied to the Spec).
 struct Request {
@@ -42,6 +56,8 @@ struct Request {
   std::size_t confirm_rounds = 3;  ///< near-tie rounds (loop/confirm.hpp); 0: off
   double confirm_margin = 0.03;    ///< near-tie margin, a fraction of the best median
   std::size_t in_flight = 0;       ///< configurations in flight; 0: the spec's, else automatic
+  /// How a size tuned after others starts (SizeTransferMode); `tune --size-transfer`.
+  SizeTransferMode size_transfer = SizeTransferMode::model;
   bool fresh = false;   ///< set the key's earlier results aside and start over
   bool retune = false;  ///< with a database: set the key's stored results aside and tune again
   bool cached = false;  ///< with a database: evaluate nothing, the header from the stored winner

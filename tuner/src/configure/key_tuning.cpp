@@ -1,11 +1,14 @@
 // One key tuned (tuning.hpp tune_key): its results file made ready (moved aside when it holds
 // another key, a broken setup's failures, or --fresh / --retune asks), resumed, evaluated up to the
 // budget, its winner's near-ties confirmed; then profiled and reported (finish.cpp).
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 #include "cluster/cluster.hpp"
 #include "configure/tuning.hpp"
 #include "learn/failure_summary.hpp"
+#include "learn/features.hpp"
 #include "loop/confirm.hpp"
 #include "loop/crown.hpp"
 #include "search/strategy.hpp"
@@ -186,9 +189,65 @@ std::unique_ptr<ResultsWriter> open_results(const Tuning& t, const Spec& spec, K
   return writer;
 }
 
-// The loop's options of one key: budget, time limit, where its lines go, the warm start.
+// The behavioural features of the key's configurations (learn/features.hpp): the spec's launch
+// shape and size names, with the SM count and limits of the device the key's results header
+// records (a cuda backend's; the host backend records neither: no waves, no occupancy). Null when
+// there is nothing to derive them from; also, with a warning, when the launch cannot be read over
+// the space (the search then goes on without them).
+std::shared_ptr<const FeatureMap> key_features(const Tuning& t, const Spec& spec, const ResultsHeader& header,
+                                               const std::string& label) {
+  const LaunchSpec& launch = spec.launch;
+  if (!launch.threads_per_block && launch.grid.empty() && !launch.dynamic_shared_bytes && spec.sizes.names.empty())
+    return nullptr;
+  FeatureContext context;
+  context.launch = launch;
+  context.size_names = spec.sizes.names;
+  const nlohmann::json& device = header.device;
+  if (device.is_object() && device.contains("sm_count") && device["sm_count"].is_number_integer())
+    context.sm_count = device["sm_count"].get<int>();
+  if (device.is_object() && device.contains("limits")) context.limits = recorded_limits(device["limits"]);
+  try {
+    return std::make_shared<const FeatureMap>(spec.space, context);
+  } catch (const std::invalid_argument& e) {
+    t.err() << "[adaexplore] " << label << ": warning: no behavioural features for the search: " << e.what() << "\n";
+    return nullptr;
+  }
+}
+
+// The start of a size tuned after others (KeyExtras): with their evaluations (extras.transfer),
+// the configurations the strategy's performance model predicts best at this size
+// (Strategy::predicted_start, spec.sizes.warm_start of them) that are not measured here yet nor the
+// defaults; else, or when the model predicts none, the other sizes' winners (extras.warm_start).
+// Says which.
+std::vector<Config> size_start(const Tuning& t, const Spec& spec, const KeyExtras& extras, const std::string& label,
+                               Strategy& strategy, const std::vector<Outcome>& measured) {
+  if (extras.transfer.empty()) return extras.warm_start;
+  std::vector<Config> start;
+  for (const Config& c : strategy.predicted_start(spec.sizes.warm_start, extras.warm_start))
+    if (!outcome_of(measured, c) && c != spec.defaults) start.push_back(c);  // the defaults go first anyway
+  std::size_t winners = 0, successes = 0;
+  for (const Config& c : start) winners += std::count(extras.warm_start.begin(), extras.warm_start.end(), c);
+  for (const auto& r : extras.transfer) successes += is_success(r.outcome.status) && r.outcome.objective;
+  if (start.empty()) {
+    if (extras.warm_start.empty()) return {};
+    t.out() << "[adaexplore] " << label << ": start: " << extras.warm_start.size()
+            << " configurations, the other sizes' best (the strategy " << spec.strategy
+            << " predicted none from their evaluations: it has no performance model, or too few successes)"
+            << std::endl;
+    return extras.warm_start;
+  }
+  t.out() << "[adaexplore] " << label << ": start: " << start.size()
+          << (start.size() == 1 ? " configuration" : " configurations")
+          << " predicted by the model from sizes " << extras.transfer_sizes << " (" << successes
+          << " successful evaluations there); " << winners << " of them among the other sizes' best" << std::endl;
+  return start;
+}
+
+// The loop's options of one key: budget, time limit, where its lines go, the warm start (`start`:
+// the size's start, after the database's).
 TuneOptions key_options(const Tuning& t, const Spec& spec, const KeyPlace& place, const KeyExtras& extras,
-                        const std::string& label, const std::vector<Outcome>& existing) {
+                        const std::string& label, const std::vector<Outcome>& existing,
+                        const std::vector<Config>& start) {
   TuneOptions options;
   options.kernel = label;
   options.budget = spec.budget_evaluations;
@@ -198,7 +257,7 @@ TuneOptions key_options(const Tuning& t, const Spec& spec, const KeyPlace& place
   options.in_flight = t.request.in_flight ? t.request.in_flight : spec.in_flight;
   if (!t.request.database.empty() && extras.database_warm_start)
     options.warm_start = database_warm_start(t, spec, place.header, existing);
-  options.warm_start.insert(options.warm_start.end(), extras.warm_start.begin(), extras.warm_start.end());
+  options.warm_start.insert(options.warm_start.end(), start.begin(), start.end());
   return options;
 }
 
@@ -261,8 +320,12 @@ bool search_key(const Tuning& t, const Spec& spec, Backend& backend, KeyPlace& p
   so.options = spec.strategy_options;
   so.static_check = [&backend](const Config& c) { return backend.check_statically(c); };
   so.prior = extras.prior;
+  so.features = key_features(t, spec, place.header, label);
+  if (spec.size) so.size = spec.size->values;
+  so.transfer = extras.transfer;
   auto strategy = make_strategy(spec.strategy, spec.space, so);
-  const TuneOptions options = key_options(t, spec, place, extras, label, existing.outcomes);
+  const std::vector<Config> start = size_start(t, spec, extras, label, *strategy, existing.outcomes);
+  const TuneOptions options = key_options(t, spec, place, extras, label, existing.outcomes, start);
   try {
     report = run_tuning(spec.space, spec.defaults, backend, *strategy, options, writer.get(), existing.outcomes);
   } catch (const SetupError& e) {
@@ -281,6 +344,8 @@ bool search_key(const Tuning& t, const Spec& spec, Backend& backend, KeyPlace& p
 }
 
 }  // namespace
+
+std::string to_string(SizeTransferMode mode) { return mode == SizeTransferMode::model ? "model" : "winners"; }
 
 bool tune_key(const Tuning& t, const Spec& spec, Backend& backend, KeyPlace& place, const KeyExtras& extras,
               const std::string& label, TuneReport& report, std::string& reason, std::filesystem::path* report_file) {

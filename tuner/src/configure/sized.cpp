@@ -11,6 +11,7 @@
 #include "emit/header_info.hpp"
 #include "loop/crown.hpp"
 #include "model/sizes.hpp"
+#include "store/database.hpp"
 #include "util/files.hpp"
 #include "util/text.hpp"
 
@@ -146,6 +147,8 @@ class SizedRun {
 
  private:
   void read_states();
+  void read_stored_sizes();
+  void model_transfer(std::size_t i, KeyExtras& extras) const;
   bool cached_winners(KernelResult& result) const;
   void say_order(const std::vector<std::size_t>& order) const;
   std::vector<const std::vector<Outcome>*> others_of(std::size_t i) const;
@@ -161,6 +164,10 @@ class SizedRun {
   std::size_t later_;
   std::vector<SizeState> states_;  // in declared order
   std::vector<std::string> failed_;
+  /// With a database and Request::size_transfer model: the evaluations stored there of the
+  /// kernel's sizes this spec does not declare (read_stored_sizes), with their sizes' labels.
+  std::vector<StrategyOptions::SizedOutcome> stored_sizes_;
+  std::vector<std::string> stored_labels_;
 };
 
 // Every size's key and stored outcomes (one backend answers for the key's parts: no session).
@@ -192,6 +199,55 @@ void SizedRun::read_states() {
     z.place.header.budget = z.spec.budget_evaluations;
     states_.push_back(std::move(z));
   }
+}
+
+// With a tuning database (Request::size_transfer model): the kernel's sizes stored there that the
+// spec no longer declares, of the same spec, sources, toolchain and device (their key parts equal
+// this spec's but for "size"), for the performance model of how time moves with the size. A
+// file that cannot be read is skipped with a warning; one of another space (not expected: the
+// same spec) is skipped.
+void SizedRun::read_stored_sizes() {
+  if (t_.request.database.empty() || t_.request.size_transfer != SizeTransferMode::model || states_.empty()) return;
+  nlohmann::json ours = states_.front().place.header.key_parts;
+  ours.erase("size");
+  std::vector<std::string> problems;
+  const std::vector<StoredKey> keys = stored_keys(t_.request.database, spec_.name, &problems);
+  for (const auto& p : problems) t_.err() << "[adaexplore] warning: size transfer skips " << p << "\n";
+  for (const StoredKey& k : keys) {
+    nlohmann::json theirs = k.raw.header.key_parts;
+    const nlohmann::json size = theirs.value("size", nlohmann::json());
+    theirs.erase("size");
+    ProblemSize ps;
+    for (const std::string& name : spec_.sizes.names)
+      if (size.is_object() && size.contains(name) && size[name].is_number_integer())
+        ps.values.push_back(size[name].get<long long>());
+    if (theirs != ours || ps.values.size() != spec_.sizes.names.size() ||
+        std::find(spec_.sizes.sizes.begin(), spec_.sizes.sizes.end(), ps) != spec_.sizes.sizes.end())
+      continue;
+    try {
+      for (Outcome& o : results_from_raw(k.raw, k.file, spec_.space).outcomes)
+        stored_sizes_.push_back({std::move(o), ps.values});
+      stored_labels_.push_back(spec_.sizes.label(ps));
+    } catch (const std::exception&) {
+      continue;  // records outside this space: not the same kernel after all
+    }
+  }
+}
+
+// The model's transfer for size `i` (Request::size_transfer model): every other size's outcomes
+// with its size, the declared sizes' nearest first, then the database's other sizes.
+void SizedRun::model_transfer(std::size_t i, KeyExtras& extras) const {
+  std::vector<std::size_t> others;
+  for (std::size_t k = 0; k < states_.size(); ++k)
+    if (k != i && !states_[k].outcomes.empty()) others.push_back(k);
+  std::vector<std::string> labels;
+  for (std::size_t k : nearest_first(spec_.sizes.sizes, i, others)) {
+    for (const Outcome& o : states_[k].outcomes) extras.transfer.push_back({o, spec_.sizes.sizes[k].values});
+    labels.push_back(spec_.sizes.label(spec_.sizes.sizes[k]));
+  }
+  extras.transfer.insert(extras.transfer.end(), stored_sizes_.begin(), stored_sizes_.end());
+  labels.insert(labels.end(), stored_labels_.begin(), stored_labels_.end());
+  for (const std::string& l : labels) extras.transfer_sizes += (extras.transfer_sizes.empty() ? "" : "; ") + l;
 }
 
 // cached: every size needs a stored success; false, having said which lacks one, otherwise.
@@ -286,6 +342,12 @@ void SizedRun::tune_in_order(const std::vector<std::size_t>& order) {
       t_.out() << "[adaexplore] " << z.label << ": transfer: " << tr.describe() << std::endl;
       extras.warm_start = tr.warm_start;
       extras.prior = tr.prior;
+      if (t_.request.size_transfer == SizeTransferMode::model)
+        model_transfer(i, extras);
+      else
+        t_.out() << "[adaexplore] " << z.label << ": start: " << tr.warm_start.size()
+                 << (tr.warm_start.size() == 1 ? " configuration" : " configurations")
+                 << ", the other sizes' best (--size-transfer winners)" << std::endl;
     }
     tune_size(z, z.spec, extras, deferred);
   }
@@ -349,6 +411,7 @@ KernelResult SizedRun::run() {
   }
   const std::vector<std::size_t> order = tuning_order(spec_.sizes.sizes);
   say_order(order);
+  read_stored_sizes();
   tune_in_order(order);
   verify_winners();
   finish_sizes();

@@ -17,6 +17,7 @@
 #include "evaluate/backend.hpp"
 #include "evaluate/device.hpp"
 #include "loop/tuner.hpp"
+#include "search/strategy.hpp"
 #include "store/results.hpp"
 
 namespace adaexplore {
@@ -76,6 +77,14 @@ struct KeyExtras {
   std::vector<Config> warm_start;  ///< evaluated right after the defaults (after the database's)
   std::vector<Outcome> prior;      ///< StrategyOptions::prior
   bool database_warm_start = true; ///< also the database's other keys (Request::warm_start)
+  /// A size tuned after others with Request::size_transfer model: the other sizes' evaluations,
+  /// each with its size (StrategyOptions::transfer). When the strategy's performance model
+  /// predicts a start from them (Strategy::predicted_start, spec.sizes.warm_start
+  /// configurations), that start replaces `warm_start`; empty, or a model that predicts nothing:
+  /// `warm_start` (the other sizes' winners).
+  std::vector<StrategyOptions::SizedOutcome> transfer;
+  /// The sizes `transfer` holds, for the tuning's lines: "N=256; N=1000".
+  std::string transfer_sizes;
 };
 
 /// One key tuned: resumed, evaluated up to the budget, near-ties confirmed; then, unless

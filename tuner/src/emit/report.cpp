@@ -292,6 +292,57 @@ json winner_json(const ReportInput& in, const json& summary) {
   return out;
 }
 
+// One number of a belief (extra.model), or null.
+json belief_number(const json& belief, const char* key) {
+  return belief.contains(key) && belief[key].is_number() ? belief[key] : json(nullptr);
+}
+
+// What the strategy's model believed of the finalists when it proposed them (extra.model,
+// search/strategy.hpp Strategy::belief), next to what was measured: the kModelFinalists fastest
+// successes and the crowned winner. Null when no evaluation records a belief.
+json model_json(const ReportInput& in) {
+  std::vector<std::size_t> ok;
+  std::size_t believed = 0;
+  for (std::size_t i = 0; i < in.outcomes.size(); ++i) {
+    const Outcome& o = in.outcomes[i];
+    believed += o.extra.contains("model") && o.extra["model"].is_object();
+    if (is_success(o.status) && o.objective) ok.push_back(i);
+  }
+  if (believed == 0) return nullptr;
+  std::stable_sort(ok.begin(), ok.end(),
+                   [&](std::size_t a, std::size_t b) { return *in.outcomes[a].objective < *in.outcomes[b].objective; });
+  if (ok.size() > kModelFinalists) {
+    const auto winner = std::find_if(ok.begin(), ok.end(), [&](std::size_t i) {
+      return in.winner && in.outcomes[i].config == in.winner->config;
+    });
+    if (winner != ok.end() && winner - ok.begin() >= static_cast<long>(kModelFinalists))
+      std::iter_swap(ok.begin() + (kModelFinalists - 1), winner);  // the winner stays a finalist
+    ok.resize(kModelFinalists);
+  }
+  json finalists = json::array();
+  for (std::size_t i : ok) {
+    const Outcome& o = in.outcomes[i];
+    const json belief = o.extra.contains("model") && o.extra["model"].is_object() ? o.extra["model"] : json::object();
+    const json predicted = belief_number(belief, "predicted_ms");
+    json interval = nullptr;
+    if (belief.contains("interval_ms") && belief["interval_ms"].is_array() && belief["interval_ms"].size() == 2 &&
+        belief["interval_ms"][0].is_number() && belief["interval_ms"][1].is_number())
+      interval = belief["interval_ms"];
+    finalists.push_back({{"n", i + 1},
+                         {"label", label_of(*in.space, o)},
+                         {"winner", in.winner && o.config == in.winner->config},
+                         {"measured_ms", *o.objective},
+                         {"predicted_ms", predicted},
+                         {"interval_ms", interval},
+                         {"predicted_relative", belief_number(belief, "predicted_relative")},
+                         {"source", belief.contains("source") && belief["source"].is_string() ? belief["source"] : json(nullptr)},
+                         {"p_fail", belief_number(belief, "p_fail")},
+                         {"ratio", predicted.is_null() || predicted.get<double>() <= 0
+                                       ? json(nullptr) : json(*o.objective / predicted.get<double>())}});
+  }
+  return {{"believed", believed}, {"finalists", finalists}};
+}
+
 json profiles_json(const ReportInput& in) {
   const json& results = in.profiles;
   std::size_t ok = 0;
@@ -518,6 +569,7 @@ json report_data(const ReportInput& in) {
           {"rules", {{"lines", kb.explain()}, {"failures", failure_alignment(space, in.outcomes)}}},
           {"pipeline", pipeline_json(in, summary)},
           {"winner", winner_json(in, summary)},
+          {"model", model_json(in)},
           {"profiles", profiles_json(in)}};
 }
 

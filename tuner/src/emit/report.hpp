@@ -50,6 +50,13 @@
 //                launch record), figures {GB/s, GFLOP/s, bytes, flops}, peak {GB/s, GFLOP/s} (the
 //                harness's device peaks), confirmation (the near-tie verdict, confirm.hpp),
 //                near_ties [{label, objective_ms, ratio}]} or null
+//   model       what the strategy's model believed of the finalists when it proposed them (the
+//                records' extra.model, Strategy::belief), or null when no record has a belief:
+//                {believed (evaluations with a belief), finalists: [{n, label, winner (bool),
+//                measured_ms, predicted_ms|null, interval_ms [low, high]|null (the trees' spread),
+//                predicted_relative|null (records written before 2026-12-06 only), source|null
+//                ("other sizes": a later size's start), p_fail|null, ratio (measured / predicted)|null}]}: the
+//                kModelFinalists fastest successes, fastest first, the crowned winner among them
 //   profiles    {state ("profiled" | "not run" | "failed"), note, tool, profiled (UTC of the
 //                batch), metrics [{name, label, group}] (profile.hpp profile_metrics(), stall
 //                reasons left out), results: [profile.hpp to_json, one per role, of the newest batch]}
@@ -73,6 +80,8 @@ struct Spec;
 
 /// The failure map shows at most this many pairs of parameters.
 inline constexpr std::size_t kFailureMapPairs = 4;
+/// The model section shows the predictions of at most this many of the fastest successes.
+inline constexpr std::size_t kModelFinalists = 8;
 /// Near-ties on the winner's card: successes within this share of the winner's objective.
 inline constexpr double kNearTieMargin = 0.03;
 

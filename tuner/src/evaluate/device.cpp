@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <map>
+#include <type_traits>
 
 #ifdef ADAEXPLORE_HAVE_CUDART
 #include <cuda_runtime_api.h>
@@ -36,6 +37,22 @@ nlohmann::json DeviceInfo::to_json() const {
             {"registers_per_sm", limits.registers_per_sm},
             {"max_threads_per_block", limits.max_threads_per_block},
             {"max_threads_per_sm", limits.max_threads_per_sm}}}};
+}
+
+std::optional<DeviceLimits> recorded_limits(const nlohmann::json& l) {
+  if (!l.is_object()) return std::nullopt;
+  DeviceLimits limits;
+  auto take = [&](const char* key, auto& field) {
+    if (l.contains(key) && l[key].is_number_integer()) field = l[key].get<std::decay_t<decltype(field)>>();
+  };
+  take("max_threads_per_block", limits.max_threads_per_block);
+  take("max_threads_per_sm", limits.max_threads_per_sm);
+  take("registers_per_block", limits.registers_per_block);
+  take("registers_per_sm", limits.registers_per_sm);
+  take("shared_per_block", limits.shared_per_block);
+  take("shared_per_block_optin", limits.shared_per_block_optin);
+  take("shared_per_sm", limits.shared_per_sm);
+  return limits;
 }
 
 std::optional<DeviceLimits> limits_for_compute_capability(const std::string& cc_text) {

@@ -66,6 +66,11 @@ std::optional<std::string> driver_load_error();
 /// table; std::nullopt for an unknown one.
 std::optional<DeviceLimits> limits_for_compute_capability(const std::string& cc);
 
+/// The limits a results header records (DeviceInfo::to_json's "limits" object: whole numbers of
+/// bytes, registers and threads): each key present as a whole number taken, every other left at
+/// DeviceLimits' default. std::nullopt when `limits` is not a JSON object.
+std::optional<DeviceLimits> recorded_limits(const nlohmann::json& limits);
+
 /// "13.0" from 13000.
 std::string cuda_version_string(int version);
 

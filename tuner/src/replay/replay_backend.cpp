@@ -110,21 +110,7 @@ void recorded_features(const Spec& spec, const RawResults& raw, RecordedSpace& o
   out.features.size_names = spec.sizes.names;
   if (device.is_object() && device.contains("sm_count") && device["sm_count"].is_number_integer())
     out.features.sm_count = device["sm_count"].get<int>();
-  if (device.is_object() && device.value("limits", nlohmann::json()).is_object()) {
-    const nlohmann::json& l = device["limits"];
-    DeviceLimits limits;
-    auto take = [&](const char* key, auto& field) {
-      if (l.contains(key) && l[key].is_number_integer()) field = l[key].get<std::decay_t<decltype(field)>>();
-    };
-    take("max_threads_per_block", limits.max_threads_per_block);
-    take("max_threads_per_sm", limits.max_threads_per_sm);
-    take("registers_per_block", limits.registers_per_block);
-    take("registers_per_sm", limits.registers_per_sm);
-    take("shared_per_block", limits.shared_per_block);
-    take("shared_per_block_optin", limits.shared_per_block_optin);
-    take("shared_per_sm", limits.shared_per_sm);
-    out.features.limits = limits;
-  }
+  if (device.is_object() && device.contains("limits")) out.features.limits = recorded_limits(device["limits"]);
   const auto size = raw.header.key_parts.find("size");
   if (size != raw.header.key_parts.end() && size->is_object()) {
     for (const std::string& name : spec.sizes.names) {
