@@ -204,8 +204,8 @@ void SizedRun::read_states() {
 // With a tuning database (Request::size_transfer model): the kernel's sizes stored there that the
 // spec no longer declares, of the same spec, sources, toolchain and device (their key parts equal
 // this spec's but for "size"), for the performance model of how time moves with the size. A
-// file that cannot be read is skipped with a warning; one of another space (not expected: the
-// same spec) is skipped.
+// file that cannot be read, or whose records are outside this space (not expected: the same
+// spec), is skipped with a warning.
 void SizedRun::read_stored_sizes() {
   if (t_.request.database.empty() || t_.request.size_transfer != SizeTransferMode::model || states_.empty()) return;
   nlohmann::json ours = states_.front().place.header.key_parts;
@@ -228,8 +228,8 @@ void SizedRun::read_stored_sizes() {
       for (Outcome& o : results_from_raw(k.raw, k.file, spec_.space).outcomes)
         stored_sizes_.push_back({std::move(o), ps.values});
       stored_labels_.push_back(spec_.sizes.label(ps));
-    } catch (const std::exception&) {
-      continue;  // records outside this space: not the same kernel after all
+    } catch (const std::exception& e) {  // records outside this space: not the same kernel after all
+      t_.err() << "[adaexplore] warning: size transfer skips " << k.file.string() << ": " << e.what() << "\n";
     }
   }
 }
