@@ -13,6 +13,10 @@ For every ordered pair (source GPU, target GPU) of one kernel, every budget and 
            --source-budget evaluations, seed k (a realistic earlier tuning: the source GPU's tuning
            was itself a budgeted search), its --count best configurations evaluated first
            (budget included);
+  - warm, model (--device-transfer model): the same source trace given to the strategy's performance
+    model, which picks the start: --model-count configurations, its predicted best alternating with
+    the trace's best (as `tune --database --device-transfer model` does), and whose surrogate then
+    also fits the source's evaluations (performance_model.hpp: one ln-time offset per GPU);
   - warm from the source's optimum: with `--warm-start` from the source's whole recording (its
     --count best configurations: an upper reference for what the source can give);
   - the source's best alone: the target's best among those --count configurations, no search.
@@ -45,7 +49,8 @@ from search_quality import RESTRICTIONS  # noqa: E402  (the restrictions the fil
 SPACES = REPO.parent / "shared" / "spaces" / "kernel_tuner_bruteforce"
 
 
-def replay(tuner, path, budget, seed, repeat=1, warm=None, count=4, json_out=None, strategy="adaexplore"):
+def replay(tuner, path, budget, seed, repeat=1, warm=None, count=4, json_out=None, strategy="adaexplore",
+           by="winners", options=None):
     """Runs `adaexplore-tuner replay`; returns the per-seed JSON lines (dicts)."""
     argv = [tuner, "replay", "--cache", str(path), "--strategy", strategy, "--budget", str(budget),
             "--seed", str(seed), "--repeat", str(repeat)]
@@ -53,6 +58,10 @@ def replay(tuner, path, budget, seed, repeat=1, warm=None, count=4, json_out=Non
         argv += ["--constraint", r]
     if warm:
         argv += ["--warm-start", str(warm), "--warm-start-count", str(count)]
+        if by != "winners":
+            argv += ["--device-transfer", by]
+    if options:
+        argv += ["--strategy-options", options]
     if json_out:
         argv += ["--json", str(json_out)]
     p = subprocess.run(argv, capture_output=True, text=True)
@@ -87,6 +96,11 @@ def main(argv):
     ap.add_argument("--source-budget", type=int, default=100,
                     help="evaluations of the source GPU's tuning (default 100)")
     ap.add_argument("--count", type=int, default=4, help="configurations warm-started (default 4, as tune's)")
+    ap.add_argument("--model-count", type=int, default=8,
+                    help="configurations of the model's start (--device-transfer model; default 8: 4 of the model's "
+                         "picks and 4 of the source's best)")
+    ap.add_argument("--model-options", default=None,
+                    help="--strategy-options of the model arm (default none: adaexplore's defaults)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel replays")
     args = ap.parse_args(argv)
     tuner = str(Path(args.tuner).resolve())
@@ -126,6 +140,9 @@ def main(argv):
                  for s, t in pairs for b in budgets}
         warm = {(s, t, b, k): pool.submit(replay, tuner, t, b, k, warm=source_trace(s, k), count=args.count)
                 for s, t in pairs for b in budgets for k in seeds}
+        model = {(s, t, b, k): pool.submit(replay, tuner, t, b, k, warm=source_trace(s, k), count=args.model_count,
+                                           by="model", options=args.model_options)
+                 for s, t in pairs for b in budgets for k in seeds}
         cold = {key: [l["ratio"] for l in j.result()] for key, j in cold.items()}
         best_of_source = {key: j.result()[0] for key, j in best_of_source.items()}
         for (s, t), line in best_of_source.items():  # "alone" means no proposal of the search's own
@@ -135,30 +152,36 @@ def main(argv):
         best_of_source = {key: line["ratio"] for key, line in best_of_source.items()}
         whole = {key: [l["ratio"] for l in j.result()] for key, j in whole.items()}
         warm = {key: j.result()[0]["ratio"] for key, j in warm.items()}
+        model = {key: j.result()[0]["ratio"] for key, j in model.items()}
     wall = time.time() - started
 
     rows = []
-    overall = {b: {"cold": [], "warm": [], "whole": []} for b in budgets}
+    overall = {b: {"cold": [], "warm": [], "whole": [], "model": []} for b in budgets}
     for s, t in pairs:
         for b in budgets:
             c = cold[(t, b)]
             w = [warm[(s, t, b, k)] for k in seeds]
-            diff = [wi - ci for wi, ci in zip(w, c)]
-            dm, dse = mean_se(diff)
+            m = [model[(s, t, b, k)] for k in seeds]
+            dm, dse = mean_se([wi - ci for wi, ci in zip(w, c)])
+            mm, mse = mean_se([mi - wi for mi, wi in zip(m, w)])
             rows.append(f"| {name(s)} | {name(t)} | {b} | {mean_se(c)[0]:.3f} | {mean_se(w)[0]:.3f} | "
-                        f"{dm:+.3f} ± {dse:.3f} | {mean_se(whole[(s, t, b)])[0]:.3f} | {best_of_source[(s, t)]:.3f} |")
+                        f"{dm:+.3f} ± {dse:.3f} | {mean_se(m)[0]:.3f} | {mm:+.3f} ± {mse:.3f} | "
+                        f"{mean_se(whole[(s, t, b)])[0]:.3f} | {best_of_source[(s, t)]:.3f} |")
             for i, k in enumerate(seeds):
                 o = overall[b]
                 o["cold"].append(c[i]), o["warm"].append(w[i]), o["whole"].append(whole[(s, t, b)][i])
+                o["model"].append(m[i])
     # The mean over the pairs, per seed (so its standard error is over seeds, as in search_quality.py).
     summary = []
     n = len(pairs)
     for b in budgets:
         o = overall[b]
         per_seed = lambda xs: [sum(xs[p * len(seeds) + i] for p in range(n)) / n for i in range(len(seeds))]
-        cm, wm, hm = (mean_se(per_seed(o[x]))[0] for x in ("cold", "warm", "whole"))
+        cm, wm, mm, hm = (mean_se(per_seed(o[x]))[0] for x in ("cold", "warm", "model", "whole"))
         dm, dse = mean_se([w - c for w, c in zip(per_seed(o["warm"]), per_seed(o["cold"]))])
-        summary.append(f"| {b} | {cm:.3f} | {wm:.3f} | {dm:+.3f} ± {dse:.3f} | {hm:.3f} |")
+        md, mdse = mean_se([m - w for m, w in zip(per_seed(o["model"]), per_seed(o["warm"]))])
+        summary.append(f"| {b} | {cm:.3f} | {wm:.3f} | {dm:+.3f} ± {dse:.3f} | {mm:.3f} | {md:+.3f} ± {mdse:.3f} | "
+                       f"{hm:.3f} |")
 
     commit = subprocess.run(["git", "-C", str(REPO), "describe", "--always", "--dirty"], capture_output=True,
                             text=True).stdout.strip()
@@ -180,20 +203,24 @@ Score: optimum of the target GPU's recording / best found (1 = its optimum). *co
 alone (docs/search-benchmark.md). *warm*: the same, first evaluating the {args.count} best
 configurations of an `adaexplore` tuning of {args.source_budget} evaluations on the source GPU
 (same seed), as `tune --database --warm-start {args.count}` does; the budget includes them.
-*warm - cold*: mean of the per-seed differences ± standard error. *warm, source optimum*: warm
+*warm - cold*: mean of the per-seed differences ± standard error. *warm, model*: the source's
+tuning given to the performance model instead, which picks a start of {args.model_count} (its
+predicted best alternating with the source's best) and whose surrogate fits the source's
+evaluations too (`--device-transfer model`{'' if not args.model_options else ', options ' + args.model_options});
+*model - warm*: per-seed differences against *warm*. *warm, source optimum*: warm
 start from the source's {args.count} best recorded configurations instead (an upper reference).
 *source's best alone*: the best of those {args.count} on the target, with no search.
 
 ## Mean over the {n} pairs
 
-| budget | cold | warm | warm - cold | warm, source optimum |
-| --- | --- | --- | --- | --- |
+| budget | cold | warm | warm - cold | warm, model | model - warm | warm, source optimum |
+| --- | --- | --- | --- | --- | --- | --- |
 {chr(10).join(summary)}
 
 ## Per pair
 
-| source | target | budget | cold | warm | warm - cold | warm, source optimum | source's best alone |
-| --- | --- | --- | --- | --- | --- | --- | --- |
+| source | target | budget | cold | warm | warm - cold | warm, model | model - warm | warm, source optimum | source's best alone |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 {chr(10).join(rows)}
 """
     if args.out:

@@ -271,6 +271,45 @@ TEST(PerformanceModel, PredictsTheCurrentSizesAbsoluteTimes) {
   EXPECT_LT(gap[gap.size() / 2], 0.05);
 }
 
+// Another GPU's records (Sample::device > 0) at the same size are a group of their own: its
+// times, 3 x this GPU's on the configurations both measured, get their own offset, and predictions
+// are this GPU's times; before this GPU has a sample, its offset is the other GPU's (the same
+// volume), so the order the other GPU measured carries.
+TEST(PerformanceModel, AnotherGpusRecordsHaveTheirOwnOffset) {
+  const std::filesystem::path dir = std::filesystem::path(ADAEXPLORE_TEST_DATA) / "spaces/sizes/gemm";
+  const RecordedSpace r = read_results_space(dir / "h200.M512_N512_K512.jsonl", dir / "spec.json");
+  const FeatureMap map(r.space, r.features);
+  std::vector<std::pair<Config, double>> ok;
+  for (const Outcome& o : r.records)
+    if (is_success(o.status)) ok.emplace_back(o.config, *o.objective);
+  ASSERT_GT(ok.size(), 100u);
+  std::vector<PerformanceModel::Sample> other, both;
+  for (const auto& [c, ms] : ok) other.push_back({c, r.size, std::log(3 * ms), 1});
+  std::mt19937_64 rng(1);
+  PerformanceModel before(r.space, &map, {});
+  before.fit(other, rng, PerformanceModel::Scale::per_size);
+  EXPECT_FALSE(before.fitted_size(&r.size)) << "this GPU has no sample yet";
+  double other_mean = 0;  // the other GPU's offset: one group, so its mean ln time
+  for (const auto& s : other) other_mean += s.log_ms / static_cast<double>(other.size());
+  EXPECT_NEAR(before.offset(&r.size), other_mean, 1e-9);
+  both = other;
+  for (std::size_t i = 0; i < 16; ++i) both.push_back({ok[i * 7].first, r.size, std::log(ok[i * 7].second), 0});
+  PerformanceModel after(r.space, &map, {});
+  after.fit(both, rng, PerformanceModel::Scale::per_size);
+  EXPECT_TRUE(after.fitted_size(&r.size));
+  std::vector<double> error;  // |ln(predicted / this GPU's time)| over every configuration
+  for (const auto& [c, ms] : ok) error.push_back(std::abs(after.predict(c, &r.size).mean - std::log(ms)));
+  std::sort(error.begin(), error.end());
+  EXPECT_LT(error[error.size() / 2], std::log(1.25)) << "predictions on this GPU's scale, not 3 x";
+  // The order: the fastest predicted before this GPU measured anything is among its fastest.
+  double best_prediction = 1e300, at = 0, fastest = 1e300;
+  for (const auto& [c, ms] : ok) {
+    fastest = std::min(fastest, ms);
+    if (const double p = before.predict(c, &r.size).mean; p < best_prediction) best_prediction = p, at = ms;
+  }
+  EXPECT_GT(fastest / at, 0.9);
+}
+
 // A feature that is missing (its expression gives no finite positive number) is encoded apart
 // from every real value: work per thread 0.5 is log2 -1, which the encoding once used for missing.
 TEST(Features, AMissingFeatureIsNotARealValue) {

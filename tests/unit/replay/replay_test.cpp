@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <unordered_set>
@@ -663,6 +664,58 @@ TEST(ReplayCommand, TransferThroughTheModelStartsFromThePredictedBest) {
                         {"--transfer", tuned.string(), "--transfer-count", "4", "--strategy-options",
                          R"({"size_model": false})"});
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(u["evaluations"][i]["config"], w["evaluations"][i]["config"]) << i;
+}
+
+// --device-transfer model (issue 39, a new GPU through the model): another recorded space's trace
+// of the same kernel (here 256^3 standing in for another GPU: a trace of the same size is all the
+// option needs) goes to the strategy's model, which picks a start of --warm-start-count: its picks
+// alternate with the trace's best, so the start holds configurations that are not among them, and
+// the JSON line says how the start was chosen. winners (the default) keeps the trace's best; the
+// option without --warm-start is refused.
+TEST(ReplayCommand, DeviceTransferModelStartsFromTheOtherGpusModel) {
+  const std::filesystem::path dir = std::filesystem::path(ADAEXPLORE_TEST_DATA) / "spaces/sizes/gemm";
+  const std::string spec = (dir / "spec.json").string();
+  const auto source = temp_dir() / "other_gpu.json";
+  auto replay = [&](const std::string& size, const std::string& budget, const std::filesystem::path& out,
+                    std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--results", (dir / ("h200." + size + ".jsonl")).string(), "--spec", spec,
+                                     "--strategy", "adaexplore", "--budget", budget, "--seed", "2", "--json",
+                                     out.string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto [rc, text] = run_replay_command(args);
+    EXPECT_EQ(rc, kExitOk) << text;
+    json trace;
+    std::ifstream(out) >> trace;
+    return trace;
+  };
+  const json other = replay("M512_N512_K512", "60", source);
+  std::vector<std::pair<double, std::string>> best;
+  for (const auto& e : other["evaluations"])
+    if (e["objective"].is_number()) best.emplace_back(e["objective"].get<double>(), e["config"].dump());
+  std::sort(best.begin(), best.end());
+  std::set<std::string> top4;
+  for (std::size_t i = 0; i < 4; ++i) top4.insert(best[i].second);
+  const json w = replay("M512_N512_K512", "20", temp_dir() / "gpu_winners.json",
+                        {"--warm-start", source.string(), "--warm-start-count", "4"});
+  const json m = replay("M512_N512_K512", "20", temp_dir() / "gpu_model.json",
+                        {"--warm-start", source.string(), "--warm-start-count", "8", "--device-transfer", "model"});
+  EXPECT_EQ(w["warm_start"]["by"], "winners");
+  EXPECT_EQ(m["warm_start"]["by"], "model");
+  std::size_t picks = 0;
+  for (std::size_t i = 0; i < 8; ++i) {
+    const std::string c = m["evaluations"][i]["config"].dump();
+    picks += top4.count(c) == 0;
+    if (i < 4) EXPECT_TRUE(top4.count(w["evaluations"][i]["config"].dump())) << w["evaluations"][i].dump();
+  }
+  EXPECT_GE(picks, 3u) << "the model's picks in the start of 8";
+  std::string refused = "no error";
+  try {
+    run_replay_command({"--results", (dir / "h200.M512_N512_K512.jsonl").string(), "--spec", spec, "--strategy",
+                        "adaexplore", "--budget", "5", "--device-transfer", "model"});
+  } catch (const std::exception& e) {
+    refused = e.what();
+  }
+  EXPECT_NE(refused.find("--device-transfer requires --warm-start"), std::string::npos) << refused;
 }
 
 TEST(ReplayCommand, TakesExactlyOneRecordedSpace) {

@@ -16,7 +16,9 @@
 // GPU); its --warm-start-count best successful configurations that are configurations of this
 // space are evaluated first, as `tune --database --warm-start` does with a database's other keys.
 // Each JSON line then carries "warm_start": {"configs": the number taken from the trace (the
-// budget may evaluate fewer)}, and the trace also "warm_start"."file".
+// budget may evaluate fewer), "by": --device-transfer}, and the trace also "warm_start"."file".
+// --device-transfer model: the trace's evaluations go to the strategy's performance model as
+// another GPU's records, and the start is its predicted best alternating with the trace's best.
 // --transfer TRACE... (nearest problem size first): a problem size started from other sizes'
 // traces as `tune` starts one from the kernel's other sizes (sizes.hpp transfer_from); each JSON
 // line then carries "transfer": {"configs", "prior" (size-independent failures), "traces"}.
@@ -41,7 +43,8 @@ namespace {
 using nlohmann::json;
 
 struct ReplayArgs {
-  std::string cache, results, spec, json_out, strategy, strategy_options = "{}", warm_start;
+  std::string cache, results, spec, json_out, strategy, strategy_options = "{}", warm_start,
+      device_transfer = "winners";
   std::vector<std::string> constraints, transfer;
   std::size_t budget = 0, repeat = 1, warm_start_count = 4, in_flight = 0, transfer_count = 8;
   std::uint64_t seed = 1;
@@ -233,13 +236,24 @@ int run_replay(ReplayArgs a) {
     later.prior = transfer.prior;
     later.count = transfer.warm_start.size();
   }
+  const std::size_t warm_taken = warm.size();
+  if (!a.warm_start.empty() && a.device_transfer == "model") {
+    // The other GPU's evaluations go to the strategy's model, which picks the start (its best
+    // configurations among them as the winners); without a model, the winners alone.
+    const auto records = device_records(a.warm_start, cache.space);
+    later.records.insert(later.records.end(), records.begin(), records.end());
+    later.winners.insert(later.winners.begin(), warm.begin(), warm.end());
+    later.count += warm.size();
+    warm.clear();
+  }
   std::vector<TuneReport> reports;
   json traces = json::array();
   for (std::size_t i = 0; i < a.repeat; ++i) {
     const std::uint64_t seed = a.seed + i;
     reports.push_back(replay_tuning(backend, a.strategy, a.options, a.budget, seed, warm, a.in_flight, later));
     json line = summary(reports.back(), a, seed, optimum);
-    if (!a.warm_start.empty()) line["warm_start"] = {{"configs", warm.size()}};
+    if (!a.warm_start.empty())
+      line["warm_start"] = {{"configs", warm_taken}, {"by", a.device_transfer}};
     if (!a.transfer.empty())
       line["transfer"] = {{"configs", transfer.warm_start.size()}, {"prior", transfer.prior.size()},
                           {"traces", a.transfer.size()}};
@@ -316,6 +330,15 @@ Command register_replay_command(CLI::App& app) {
   sub->add_option("--transfer-count", a->transfer_count, "configurations --transfer evaluates first (default 8)");
   sub->add_option("--warm-start-count", a->warm_start_count,
                   "with --warm-start: how many of its best configurations (default 4, as tune's --warm-start)")
+      ->needs(warm);
+  sub->add_option("--device-transfer", a->device_transfer,
+                  "with --warm-start: which configurations of the other GPU's trace start the search (budget "
+                  "included), as tune's --device-transfer: winners (default): its --warm-start-count best; "
+                  "model: the --warm-start-count configurations the strategy's performance model, fitted on all "
+                  "of the trace's successes, predicts best here, alternating with those best (adaexplore; its "
+                  "surrogate then fits them too, performance_model.hpp); a strategy without a model takes the "
+                  "winners")
+      ->check(CLI::IsMember({"model", "winners"}))
       ->needs(warm);
   sub->add_option("--in-flight", a->in_flight,
                   "replay as a tuning that keeps N configurations in flight (compiling or measuring): the "

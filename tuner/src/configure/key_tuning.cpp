@@ -222,9 +222,9 @@ std::shared_ptr<const FeatureMap> key_features(const Tuning& t, const Spec& spec
 std::vector<Config> size_start(const Tuning& t, const Spec& spec, const KeyExtras& extras, const std::string& label,
                                Strategy& strategy, const std::vector<Outcome>& measured) {
   if (extras.transfer.empty()) return extras.warm_start;
-  std::vector<Config> start;
-  for (const Config& c : strategy.predicted_start(spec.sizes.warm_start, extras.warm_start))
-    if (!outcome_of(measured, c) && c != spec.defaults) start.push_back(c);  // the defaults go first anyway
+  std::vector<Config> exclude{spec.defaults};  // the defaults go first anyway
+  for (const Outcome& o : measured) exclude.push_back(o.config);
+  const std::vector<Config> start = strategy.predicted_start(spec.sizes.warm_start, extras.warm_start, exclude);
   std::size_t winners = 0, successes = 0;
   for (const Config& c : start) winners += std::count(extras.warm_start.begin(), extras.warm_start.end(), c);
   for (const auto& r : extras.transfer) successes += is_success(r.outcome.status) && r.outcome.objective;

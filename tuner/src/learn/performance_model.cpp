@@ -39,12 +39,14 @@ double ln_volume(const std::vector<long long>& size) {
 // by alternating means; see the header): a size's offset moves only through the configurations it
 // shares with other sizes, and a size that shares none keeps its mean. Normalised so that the
 // samples' residuals ln t - offset(s) have mean 0.
-std::map<std::vector<long long>, double> size_offsets(const std::vector<PerformanceModel::Sample>& samples) {
-  std::map<std::vector<long long>, std::size_t> size_index;
+using Group = std::pair<int, std::vector<long long>>;
+
+std::map<Group, double> size_offsets(const std::vector<PerformanceModel::Sample>& samples) {
+  std::map<Group, std::size_t> size_index;
   std::map<Config, std::size_t> config_index;
   std::vector<std::size_t> s_of(samples.size()), c_of(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    s_of[i] = size_index.emplace(samples[i].size, size_index.size()).first->second;
+    s_of[i] = size_index.emplace(Group{samples[i].device, samples[i].size}, size_index.size()).first->second;
     c_of[i] = config_index.emplace(samples[i].config, config_index.size()).first->second;
   }
   std::vector<double> offset(size_index.size(), 0.0), effect(config_index.size(), 0.0);
@@ -75,8 +77,8 @@ std::map<std::vector<long long>, double> size_offsets(const std::vector<Performa
     for (std::size_t i = 0; i < samples.size(); ++i) residual += samples[i].log_ms - offset[s_of[i]];
     residual /= static_cast<double>(samples.size());
   }
-  std::map<std::vector<long long>, double> out;
-  for (const auto& [size, k] : size_index) out[size] = offset[k] + residual;
+  std::map<Group, double> out;
+  for (const auto& [group, k] : size_index) out[group] = offset[k] + residual;
   return out;
 }
 
@@ -89,7 +91,7 @@ void PerformanceModel::fit(const std::vector<Sample>& samples, std::mt19937_64& 
   std::vector<double> y;
   for (const auto& s : samples) {
     x.push_back(input(s.config, &s.size));
-    y.push_back(s.log_ms - (offsets_.empty() ? 0.0 : offsets_.at(s.size)));
+    y.push_back(s.log_ms - (offsets_.empty() ? 0.0 : offsets_.at(Group{s.device, s.size})));
   }
   forest_.fit(x, y, rng);
 }
@@ -98,11 +100,12 @@ double PerformanceModel::offset(const std::vector<long long>* size) const {
   if (offsets_.empty()) return 0.0;
   static const std::vector<long long> none;
   const std::vector<long long>& s = size ? *size : none;
-  if (const auto it = offsets_.find(s); it != offsets_.end()) return it->second;
-  // Another size: from the two fitted sizes nearest in ln(volume) (see the header).
+  if (const auto it = offsets_.find(Group{0, s}); it != offsets_.end()) return it->second;
+  // Another size: from the two fitted sizes nearest in ln(volume) (see the header); this GPU's
+  // before another's at an equal distance (the stable sort keeps the map's order, device 0 first).
   const double v = ln_volume(s);
   std::vector<std::pair<double, double>> points;       // ln volume, offset
-  for (const auto& [size_k, o] : offsets_) points.emplace_back(ln_volume(size_k), o);
+  for (const auto& [group, o] : offsets_) points.emplace_back(ln_volume(group.second), o);
   std::stable_sort(points.begin(), points.end(), [v](const auto& a, const auto& b) {
     return std::abs(a.first - v) < std::abs(b.first - v);
   });
@@ -119,7 +122,7 @@ double PerformanceModel::offset(const std::vector<long long>* size) const {
 
 bool PerformanceModel::fitted_size(const std::vector<long long>* size) const {
   static const std::vector<long long> none;
-  return offsets_.count(size ? *size : none) > 0;
+  return offsets_.count(Group{0, size ? *size : none}) > 0;
 }
 
 RandomForest::Prediction PerformanceModel::predict(const Config& c, const std::vector<long long>* size) const {

@@ -35,6 +35,12 @@
 //     volume, slope 1 (the throughput-bound limit; it overestimates latency-bound sizes). This
 //     offset only scales what is reported (it is the same for every configuration at that size,
 //     so it does not change how they rank).
+// Other GPUs (Sample::device > 0: the kernel's records on another GPU, from the tuning database)
+// are groups of their own in the same additive fit: a GPU's times differ from another's by a
+// factor too (an A4000 takes about twice an A100's time on most convolution configurations), and
+// what carries is which configurations are fast relative to the others. predict() is always for
+// the GPU being tuned (device 0); before it has samples there, its offset is the nearest group's
+// in ln(volume) (an equal volume on another GPU: that GPU's offset), as above.
 #pragma once
 
 #include <map>
@@ -53,6 +59,7 @@ class PerformanceModel {
     Config config;
     std::vector<long long> size;  // one value per size name; empty: none
     double log_ms = 0;            // ln(objective in ms)
+    int device = 0;               // 0: the GPU being tuned; 1, 2, ...: other GPUs (their records)
   };
 
   PerformanceModel() = default;
@@ -84,7 +91,9 @@ class PerformanceModel {
   const FeatureMap* features_ = nullptr;
   std::vector<std::vector<double>> alignment_;
   RandomForest forest_;
-  std::map<std::vector<long long>, double> offsets_;  // per_size: each fitted size's ln-time offset
+  /// A group of samples with one ln-time offset: (device, size).
+  using Group = std::pair<int, std::vector<long long>>;
+  std::map<Group, double> offsets_;  // per_size: each fitted group's ln-time offset
 };
 
 }  // namespace adaexplore

@@ -221,7 +221,7 @@ TuneReport replay_tuning(ReplayBackend& backend, const std::string& strategy,
   // strategy without one starts from the other sizes' winners.
   std::vector<Config> start = warm_start;
   if (transfer.count) {
-    std::vector<Config> predicted = search->predicted_start(transfer.count, transfer.winners);
+    std::vector<Config> predicted = search->predicted_start(transfer.count, transfer.winners, warm_start);
     const std::vector<Config>& chosen = predicted.empty() ? transfer.winners : predicted;
     for (const Config& c : chosen)
       if (std::find(start.begin(), start.end(), c) == start.end()) start.push_back(c);

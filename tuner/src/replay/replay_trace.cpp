@@ -97,6 +97,13 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
   return out;
 }
 
+std::vector<StrategyOptions::SizedOutcome> device_records(const std::string& path, const Space& space) {
+  std::size_t foreign = 0;
+  std::vector<StrategyOptions::SizedOutcome> out = sized_records(path, trace_outcomes("--warm-start", path, space, foreign));
+  for (auto& r : out) r.device = path;
+  return out;
+}
+
 // --transfer: what `tune` gives a problem size from the other sizes (sizes.hpp transfer_from),
 // from their replay traces, nearest size first.
 SizeTransfer size_transfer(const std::vector<std::string>& paths, std::size_t count, const Space& space,

@@ -24,6 +24,10 @@ std::vector<Outcome> trace_outcomes(const std::string& option, const std::string
 /// configurations of `space`, lowest objective first; how many, and a warning when none, to `log`.
 std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space,
                                        std::ostream& log);
+/// --warm-start with --device-transfer model: the trace's evaluations at `path` that are
+/// configurations of `space`, as records of another GPU (StrategyOptions::SizedOutcome::device:
+/// the trace's path), with the size the trace records (sized_records) for the strategy's model.
+std::vector<StrategyOptions::SizedOutcome> device_records(const std::string& path, const Space& space);
 /// --transfer: what `tune` gives a problem size from the other sizes (sizes.hpp transfer_from),
 /// from their traces at `paths`, nearest size first; described in one line to `log`. With
 /// `records`, the traces' evaluations with the size each trace says (replay_backend.hpp

@@ -46,12 +46,14 @@ struct StrategyOptions {
   std::shared_ptr<const FeatureMap> features;
   /// The size being tuned, one value per FeatureContext::size_names; empty: none.
   std::vector<long long> size;
-  /// Other sizes' evaluations of the same kernel, each with its size (one value per size name):
-  /// adaexplore's performance model fits on them too (performance_model.hpp) and predicts where
-  /// this size starts (Strategy::predicted_start). Not evaluations of this tuning.
+  /// Other sizes' evaluations of the same kernel, each with its size (one value per size name),
+  /// and other GPUs' (`device` names the GPU; empty: the GPU being tuned): adaexplore's
+  /// performance model fits on them too (performance_model.hpp) and predicts where this tuning
+  /// starts (Strategy::predicted_start). Not evaluations of this tuning.
   struct SizedOutcome {
     Outcome outcome;
     std::vector<long long> size;
+    std::string device;
   };
   std::vector<SizedOutcome> transfer;
 };
@@ -65,11 +67,13 @@ class Strategy {
   /// ({"predicted_ms", "interval_ms": [low, high], "p_fail"}, see strategy_adaexplore.cpp), recorded
   /// in the outcome's extra.model; null when it has no model or did not propose `config`.
   virtual nlohmann::json belief(const Config& /*config*/) const { return nullptr; }
-  /// Up to `count` configurations to evaluate first at this size, chosen with a model fitted on
-  /// StrategyOptions::transfer (and, as the strategy decides, from `winners`: the other sizes'
-  /// best, sizes.hpp transfer_from); empty when the strategy has no such model (the caller then
-  /// starts from the winners).
-  virtual std::vector<Config> predicted_start(std::size_t /*count*/, const std::vector<Config>& /*winners*/) {
+  /// Up to `count` configurations to evaluate first at this size (or on this GPU), chosen with a
+  /// model fitted on StrategyOptions::transfer (and, as the strategy decides, from `winners`: the
+  /// other sizes' or GPUs' best, sizes.hpp transfer_from, warm_start.hpp); none of them in
+  /// `exclude` (measured here already, or evaluated first anyway); empty when the strategy has no
+  /// such model (the caller then starts from the winners).
+  virtual std::vector<Config> predicted_start(std::size_t /*count*/, const std::vector<Config>& /*winners*/,
+                                              const std::vector<Config>& /*exclude*/ = {}) {
     return {};
   }
 };

@@ -73,7 +73,10 @@
 // fix; how configurations rank moves with the size, and the farther sizes taught the start an
 // order that no longer holds: gemm +0.004 over 200 seeds, docs/model-benchmark.md),
 // rank_evolve_below (0: evolve's
-// children are never ranked; N: ranked by the surrogate below N evaluations).
+// children are never ranked; N: ranked by the surrogate below N evaluations), device_surrogate
+// (false: another GPU's records, StrategyOptions::SizedOutcome::device, choose the start only;
+// true: the surrogate fits them too, one ln-time offset per GPU: -0.010 +- 0.008 at 25
+// evaluations over 10 GPU pairs and 30 seeds, docs/warm-start-benchmark.md).
 //
 // knowledge_base = false switches the failure-driven part off, for ablation: the knowledge base
 // observes nothing, so no candidate is filtered as known infeasible, none is ranked down by
@@ -121,7 +124,8 @@ constexpr std::size_t kTurnOrder[] = {kExplore, kLocal, kRecombine, kEvolve};
 constexpr const char* kOptions[] = {
     "initial", "batch", "candidates", "explore_candidates", "niches", "niche_radius", "trees",
     "knowledge_base", "max_failure_probability", "max_failure_probability_local", "alignment",
-    "status_test", "behaviour", "launch", "size_model", "start_kappa", "rank_evolve_below", "start_winners", "start_sizes"};
+    "status_test", "behaviour", "launch", "size_model", "start_kappa", "rank_evolve_below", "start_winners", "start_sizes",
+    "device_surrogate"};
 
 struct Scored {
   Config config;
@@ -180,9 +184,13 @@ class AdaExploreStrategy : public Strategy {
     if (o.contains("launch") && !(features_ && features_->declared())) features_ = launch_option(space_, o["launch"]);
     size_ = options.size;
     transfer_ = options.transfer;
+    for (const auto& t : transfer_)
+      if (!t.device.empty() && std::find(devices_.begin(), devices_.end(), t.device) == devices_.end())
+        devices_.push_back(t.device);
     size_model_ = bool_option(o, "size_model", true);
     rank_evolve_below_ = count_option(o, "rank_evolve_below", 0, 0);
     start_sizes_ = count_option(o, "start_sizes", 1, 0);
+    device_surrogate_ = bool_option(o, "device_surrogate", false);
     if (o.contains("start_winners")) {
       const auto& w = o["start_winners"];
       if (!(w.is_number() && w.get<double>() >= 0 && w.get<double>() <= 1))
@@ -198,8 +206,9 @@ class AdaExploreStrategy : public Strategy {
     }
     // The surrogate learns on the behavioural features with option behaviour, and always when it
     // also fits the other sizes' evaluations (their sizes differ only there).
-    const bool other_sizes = std::any_of(transfer_.begin(), transfer_.end(),
-                                         [this](const auto& t) { return usable_record(t); });
+    const bool other_sizes = std::any_of(transfer_.begin(), transfer_.end(), [this](const auto& t) {
+      return usable_record(t) && (t.device.empty() || device_surrogate_);
+    });
     const bool behaviour = bool_option(o, "behaviour", false) || (size_model_ && other_sizes);
     model_ = PerformanceModel(space_, behaviour ? features_.get() : nullptr, alignment_, fo);
     for (const auto& [key, value] : o.items())
@@ -234,17 +243,24 @@ class AdaExploreStrategy : public Strategy {
   // log time, mean - start_kappa_ x the trees' spread (default 0: the mean alone).
   double start_score(const RandomForest::Prediction& p) const { return p.mean - start_kappa_ * p.stdev; }
 
-  // A later size's start (option size_model): the performance model fitted on the successes of
-  // the start_sizes (1) other sizes nearest in ln volume (0: all; per-size offsets, with the
-  // behavioural features at each size) ranks every valid
-  // configuration at this size (all when the space was enumerated, else 4096 random ones), leaving
-  // out those known to fail or likely to (P(fail) > max_failure_probability, from the knowledge
-  // base that observed the other sizes' size-independent failures); the start alternates the
-  // predicted fastest with the other sizes' winners, start_winners (0.5) of it the winners'.
-  std::vector<Config> predicted_start(std::size_t count, const std::vector<Config>& winners) override {
+  // A later size's start, or a new GPU's (option size_model): the performance model fitted on the
+  // successes of the start_sizes (1) other sizes nearest in ln volume (0: all; per-size offsets,
+  // with the behavioural features at each size; another GPU's records at a size count as a size of
+  // their own, performance_model.hpp) ranks every valid configuration at this size (all when the
+  // space was enumerated, else 4096 random ones) not known to fail, those likely to fail
+  // (P(fail) > max_failure_probability, from the knowledge base that observed the other sizes'
+  // size-independent failures, and more than 0.05 above the lowest P(fail) of the pool) after all
+  // the others: a knowledge base that has seen a few such failures and no success yet finds every
+  // configuration likely to fail (on an H100, 2 failures at 512^3 left the gemm example's start at
+  // 1024^3 without a single pick of the model, 2026-12-06), those in the failures' region more so,
+  // so it orders the picks rather than leaving them all out. The start alternates the
+  // predicted fastest with the winners (the other sizes' or GPUs' best), start_winners (0.5) of it
+  // the winners'; none of `exclude`.
+  std::vector<Config> predicted_start(std::size_t count, const std::vector<Config>& winners,
+                                      const std::vector<Config>& exclude) override {
     std::vector<PerformanceModel::Sample> samples;
     for (const auto& t : transfer_)
-      if (usable_record(t)) samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
+      if (usable_record(t)) samples.push_back(sample_of(t));
     if (start_sizes_ > 0 && !samples.empty()) samples = nearest_sizes(samples, start_sizes_);
     if (!size_model_ || samples.size() < 2 || count == 0) return {};
     PerformanceModel model(space_, features_.get(), alignment_, forest_options_);
@@ -258,29 +274,40 @@ class AdaExploreStrategy : public Strategy {
     else
       for (int i = 0; i < 4096; ++i)
         if (auto c = random_valid()) pool.push_back(*c);
-    std::vector<std::pair<double, const Config*>> ranked;
+    std::vector<std::pair<double, const Config*>> p_fail;
+    double least = 1;
     for (const Config& c : pool)
-      if (usable(c) && failure_probability(c) <= max_failure_)
-        ranked.emplace_back(start_score(model.predict(c, &size_)), &c);
+      if (usable(c)) {
+        p_fail.emplace_back(failure_probability(c), &c);
+        least = std::min(least, p_fail.back().first);
+      }
+    // Likely to fail: above max_failure_probability and clearly above the least likely to fail
+    // (a knowledge base without a success finds all likely to fail, those in a failure region more so).
+    const double likely = std::max(max_failure_, least + 0.05);
+    std::vector<std::pair<std::pair<bool, double>, const Config*>> ranked;  // (likely to fail, score)
+    for (const auto& [p, c] : p_fail) ranked.push_back({{p > likely, start_score(model.predict(*c, &size_))}, c});
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const char* source = devices_.empty() ? "other sizes" : size_.empty() ? "other GPUs" : "other sizes or GPUs";
     // The model's picks and the winners alternate, the model's first; start_winners_ of the
     // start (rounded down) is the winners' share while they last.
     const std::size_t from_winners = std::min(winners.size(), static_cast<std::size_t>(start_winners_ * count));
     std::vector<Config> out;
+    std::unordered_set<Config, ConfigHash> taken(exclude.begin(), exclude.end());
+    auto take = [&](const Config& c) { return taken.insert(c).second && sampler_.mark(c); };
     std::size_t r = 0, w = 0, taken_winners = 0;
     while (out.size() < count && (r < ranked.size() || (taken_winners < from_winners && w < winners.size()))) {
       const bool winner = taken_winners < from_winners && w < winners.size() &&
                           (out.size() % 2 == 1 || r == ranked.size());
       if (winner) {
         const Config& c = winners[w++];
-        if (!sampler_.mark(c)) continue;  // the model picked it already
+        if (!take(c)) continue;  // the model picked it already, or excluded
         ++taken_winners;
-        remember_belief(c, model, "other sizes");
+        remember_belief(c, model, source);
         out.push_back(c);
       } else {
         const auto& [score, c] = ranked[r++];
-        if (!sampler_.mark(*c)) continue;  // a repeat in a sampled pool, or a winner taken
-        remember_belief(*c, model, "other sizes");
+        if (!take(*c)) continue;  // a repeat in a sampled pool, a winner taken, or excluded
+        remember_belief(*c, model, source);
         out.push_back(*c);
       }
     }
@@ -323,24 +350,37 @@ class AdaExploreStrategy : public Strategy {
       for (long long x : z) v += std::log(static_cast<double>(std::max<long long>(1, x)));
       return v;
     };
-    std::map<std::vector<long long>, double> distance;
-    for (const auto& s : samples) distance.emplace(s.size, std::abs(ln_volume(s.size) - ln_volume(size_)));
+    std::map<std::pair<int, std::vector<long long>>, double> distance;  // per (device, size)
+    for (const auto& s : samples)
+      distance.emplace(std::make_pair(s.device, s.size), std::abs(ln_volume(s.size) - ln_volume(size_)));
     std::vector<double> d;
-    for (const auto& [size, x] : distance) d.push_back(x);
+    for (const auto& [group, x] : distance) d.push_back(x);
     std::sort(d.begin(), d.end());
     const double cut = d[std::min(count, d.size()) - 1] + 1e-9;
     std::vector<PerformanceModel::Sample> out;
     for (const auto& s : samples)
-      if (distance.at(s.size) <= cut) out.push_back(s);
+      if (distance.at(std::make_pair(s.device, s.size)) <= cut) out.push_back(s);
     return out;
   }
 
-  // Another size's record the model can learn from: a success with its objective, at a known size
-  // of as many values as this one's (a trace that does not say its size is left out: the model
-  // could not tell its times from this size's).
+  // Another size's or GPU's record the model can learn from: a success with its objective, at a
+  // size of as many values as this one's, and either on another GPU or at a known size (a trace of
+  // this GPU that does not say its size is left out: the model could not tell its times from this
+  // size's).
   bool usable_record(const StrategyOptions::SizedOutcome& t) const {
-    return is_success(t.outcome.status) && t.outcome.objective && *t.outcome.objective > 0 && !t.size.empty() &&
-           t.size.size() == size_.size();
+    return is_success(t.outcome.status) && t.outcome.objective && *t.outcome.objective > 0 &&
+           t.size.size() == size_.size() && (!t.device.empty() || !t.size.empty());
+  }
+
+  // A record as the performance model's sample: other GPUs numbered from 1 in the order they
+  // first appear in the transfer records (PerformanceModel::Sample::device).
+  PerformanceModel::Sample sample_of(const StrategyOptions::SizedOutcome& t) const {
+    int device = 0;
+    if (!t.device.empty()) {
+      const auto it = std::find(devices_.begin(), devices_.end(), t.device);
+      device = 1 + static_cast<int>(it - devices_.begin());
+    }
+    return {t.outcome.config, t.size, std::log(*t.outcome.objective), device};
   }
 
   // The other sizes' successes for the surrogate, with their own sizes and times: the model
@@ -355,13 +395,16 @@ class AdaExploreStrategy : public Strategy {
     if (transfer_.empty() || successes_.empty()) return false;
     std::unordered_map<Config, double, ConfigHash> own;
     for (const auto& s : successes_) own.emplace(s.config, s.log_objective);
-    std::set<std::vector<long long>> shared;  // sizes with a configuration in common with this size's
+    std::set<std::pair<std::string, std::vector<long long>>> shared;  // (device, size) groups with a
+                                                                      // configuration in common with this size's
     for (const auto& t : transfer_)
-      if (usable_record(t) && t.size != size_ && own.count(t.outcome.config)) shared.insert(t.size);
+      if (usable_record(t) && (t.size != size_ || !t.device.empty()) && own.count(t.outcome.config))
+        shared.emplace(t.device, t.size);
     bool added = false;
     for (const auto& t : transfer_) {
-      if (!usable_record(t) || !shared.count(t.size)) continue;
-      samples.push_back({t.outcome.config, t.size, std::log(*t.outcome.objective)});
+      if (!usable_record(t) || !shared.count({t.device, t.size})) continue;
+      if (!t.device.empty() && !device_surrogate_) continue;
+      samples.push_back(sample_of(t));
       added = true;
     }
     return added;
@@ -804,6 +847,8 @@ class AdaExploreStrategy : public Strategy {
   std::shared_ptr<const FeatureMap> features_;  // StrategyOptions::features, or option launch
   std::vector<long long> size_;                 // StrategyOptions::size
   std::vector<StrategyOptions::SizedOutcome> transfer_;
+  std::vector<std::string> devices_;  // the other GPUs of transfer_, in order (sample_of)
+  bool device_surrogate_ = false;     // option device_surrogate: the surrogate fits the other GPUs' records
   bool size_model_ = true;
   double start_kappa_ = 0.0;  // option start_kappa
   double start_winners_ = 0.5;  // option start_winners
