@@ -333,11 +333,12 @@ Command register_replay_command(CLI::App& app) {
       ->needs(warm);
   sub->add_option("--device-transfer", a->device_transfer,
                   "with --warm-start: which configurations of the other GPU's trace start the search (budget "
-                  "included), as tune's --device-transfer: winners (default): its --warm-start-count best; "
-                  "model: the --warm-start-count configurations the strategy's performance model, fitted on all "
-                  "of the trace's successes, predicts best here, alternating with those best (adaexplore; its "
-                  "surrogate then fits them too, performance_model.hpp); a strategy without a model takes the "
-                  "winners")
+                  "included). winners (default, what `tune --database --warm-start` does): its --warm-start-count "
+                  "best; model: --warm-start-count configurations, those the strategy's performance model, fitted "
+                  "on the trace's successes as another GPU's (one log-time offset per GPU, performance_model.hpp), "
+                  "predicts best here alternating with the trace's best (adaexplore; its surrogate fits them too "
+                  "only with option device_surrogate); a strategy without a model takes the winners. Measured "
+                  "level with winners on 10 recorded GPU pairs (docs/warm-start-benchmark.md)")
       ->check(CLI::IsMember({"model", "winners"}))
       ->needs(warm);
   sub->add_option("--in-flight", a->in_flight,
