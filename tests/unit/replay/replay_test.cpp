@@ -546,31 +546,38 @@ TEST(ReplayCommand, ReplaysAResultsFileWithItsSpec) {
   EXPECT_EQ(timeouts, 1u);
 }
 
+// `replay --results` of the gemm space recorded at size `size` (tests/data/spaces/sizes/gemm,
+// "M512_N512_K512") with its spec, `strategy`, `budget`, `seed`, the trace written to `out` and
+// read back; `extra` arguments appended. Expects success.
+json replay_gemm_size(const std::string& size, const std::string& budget, const std::string& seed,
+                      const std::filesystem::path& out, const std::vector<std::string>& extra = {},
+                      const std::string& strategy = "adaexplore") {
+  const std::filesystem::path dir =
+      std::filesystem::path(ADAEXPLORE_TEST_DATA) / "spaces/sizes/gemm";
+  std::vector<std::string> args = {"--results",  (dir / ("h200." + size + ".jsonl")).string(),
+                                   "--spec",     (dir / "spec.json").string(),
+                                   "--strategy", strategy,
+                                   "--budget",   budget,
+                                   "--seed",     seed,
+                                   "--json",     out.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto [rc, text] = run_replay_command(args);
+  EXPECT_EQ(rc, kExitOk) << text;
+  json trace;
+  std::ifstream(out) >> trace;
+  return trace;
+}
+
 // Transfer between problem sizes on a space recorded at two sizes on an H200 (tests/data/spaces/
 // README.md): a replay at 512^3 started from a trace at 256^3 evaluates that trace's best
 // configurations first, never one of its size-independent failures, and (the best configurations
 // of both sizes being alike) ends nearer 512's optimum than the same budget without the transfer
 // on these seeds.
 TEST(ReplayCommand, TransferFromAnotherSizesTraceStartsFromItsBestAndKnowsItsFailures) {
-  const std::filesystem::path dir = std::filesystem::path(ADAEXPLORE_TEST_DATA) / "spaces/sizes/gemm";
-  const std::string spec = (dir / "spec.json").string();
   const auto source = temp_dir() / "size256_trace.json";
-  auto replay = [&](const std::string& size, const std::string& budget, const std::string& seed,
-                    const std::filesystem::path& out, std::vector<std::string> extra = {},
-                    const std::string& strategy = "adaexplore") {
-    std::vector<std::string> args = {"--results", (dir / ("h200." + size + ".jsonl")).string(), "--spec", spec,
-                                     "--strategy", strategy, "--budget", budget, "--seed", seed, "--json",
-                                     out.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const auto [rc, text] = run_replay_command(args);
-    EXPECT_EQ(rc, kExitOk) << text;
-    json trace;
-    std::ifstream(out) >> trace;
-    return trace;
-  };
   // The source: random sampling (it evaluates configurations over 1024 threads per block, which
   // adaexplore's static check never proposes), so the trace has failures to transfer.
-  const json small = replay("M256_N256_K256", "80", "1", source, {}, "random");
+  const json small = replay_gemm_size("M256_N256_K256", "80", "1", source, {}, "random");
   std::vector<std::pair<double, json>> best;
   std::set<std::string> failed;
   for (const auto& e : small["evaluations"]) {
@@ -583,9 +590,10 @@ TEST(ReplayCommand, TransferFromAnotherSizesTraceStartsFromItsBestAndKnowsItsFai
   // Without the size model (option size_model false) a later size starts from the other sizes'
   // winners, as `tune` did before 2026-12-06.
   for (const std::string seed : {"1", "2", "3"}) {
-    const json warm = replay("M512_N512_K512", "20", seed, temp_dir() / "size512_transfer.json",
-                             {"--transfer", source.string(), "--transfer-count", "4", "--strategy-options",
-                              R"({"size_model": false})"});
+    const json warm =
+        replay_gemm_size("M512_N512_K512", "20", seed, temp_dir() / "size512_transfer.json",
+                         {"--transfer", source.string(), "--transfer-count", "4",
+                          "--strategy-options", R"({"size_model": false})"});
     ASSERT_EQ(warm["evaluations"].size(), 20u);
     for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(warm["evaluations"][i]["config"], best[i].second) << i;
     EXPECT_EQ(warm["transfer"]["configs"], 4);
@@ -596,15 +604,18 @@ TEST(ReplayCommand, TransferFromAnotherSizesTraceStartsFromItsBestAndKnowsItsFai
   // From a tuning of 256^3 as `tune` makes it (adaexplore, budget 60), 512^3 at budget 20 (tune's
   // later budget): nearer its optimum than without the transfer.
   const auto tuned = temp_dir() / "size256_adaexplore.json";
-  replay("M256_N256_K256", "60", "1", tuned);
+  replay_gemm_size("M256_N256_K256", "60", "1", tuned);
   double with = 0, without = 0;
   for (const std::string seed : {"1", "2", "3", "4", "5"}) {
-    with += replay("M512_N512_K512", "20", seed, temp_dir() / "size512_transfer.json", {"--transfer", tuned.string()})
-                ["ratio"].get<double>();
-    without += replay("M512_N512_K512", "20", seed, temp_dir() / "size512_cold.json")["ratio"].get<double>();
+    with += replay_gemm_size("M512_N512_K512", "20", seed, temp_dir() / "size512_transfer.json",
+                             {"--transfer", tuned.string()})["ratio"]
+                .get<double>();
+    without +=
+        replay_gemm_size("M512_N512_K512", "20", seed, temp_dir() / "size512_cold.json")["ratio"]
+            .get<double>();
   }
-  std::cout << "mean optimum/best at 512^3, budget 20: " << with / 5 << " with the transfer, " << without / 5
-            << " without\n";
+  std::cout << "mean optimum/best at 512^3, budget 20: " << with / 5 << " with the transfer, "
+            << without / 5 << " without\n";
   EXPECT_GT(with / 5, without / 5 + 0.05);
 }
 
@@ -613,30 +624,17 @@ TEST(ReplayCommand, TransferFromAnotherSizesTraceStartsFromItsBestAndKnowsItsFai
 // fail there, each evaluation's trace line says nothing new, and the start is as good as the
 // winners' (the model knows their times and the size's shape).
 TEST(ReplayCommand, TransferThroughTheModelStartsFromThePredictedBest) {
-  const std::filesystem::path dir = std::filesystem::path(ADAEXPLORE_TEST_DATA) / "spaces/sizes/gemm";
-  const std::string spec = (dir / "spec.json").string();
-  auto replay = [&](const std::string& size, const std::string& budget, const std::string& seed,
-                    const std::filesystem::path& out, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--results", (dir / ("h200." + size + ".jsonl")).string(), "--spec", spec,
-                                     "--strategy", "adaexplore", "--budget", budget, "--seed", seed, "--json",
-                                     out.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const auto [rc, text] = run_replay_command(args);
-    EXPECT_EQ(rc, kExitOk) << text;
-    json trace;
-    std::ifstream(out) >> trace;
-    return trace;
-  };
   const auto tuned = temp_dir() / "size256_model.json";
-  const json source = replay("M256_N256_K256", "60", "1", tuned);
+  const json source = replay_gemm_size("M256_N256_K256", "60", "1", tuned);
   EXPECT_EQ(source["size"], json::array({256, 256, 256}));  // the trace says its size
   double model = 0, winners = 0;
   for (const std::string seed : {"1", "2", "3", "4", "5"}) {
-    const json m = replay("M512_N512_K512", "20", seed, temp_dir() / "size512_model.json",
-                          {"--transfer", tuned.string(), "--transfer-count", "4"});
-    const json w = replay("M512_N512_K512", "20", seed, temp_dir() / "size512_winners.json",
-                          {"--transfer", tuned.string(), "--transfer-count", "4", "--strategy-options",
-                           R"({"size_model": false})"});
+    const json m = replay_gemm_size("M512_N512_K512", "20", seed, temp_dir() / "size512_model.json",
+                                    {"--transfer", tuned.string(), "--transfer-count", "4"});
+    const json w =
+        replay_gemm_size("M512_N512_K512", "20", seed, temp_dir() / "size512_winners.json",
+                         {"--transfer", tuned.string(), "--transfer-count", "4",
+                          "--strategy-options", R"({"size_model": false})"});
     ASSERT_EQ(m["evaluations"].size(), 20u);
     EXPECT_EQ(m["transfer"]["configs"], 4);
     std::set<std::string> start_m, start_w;
@@ -658,11 +656,11 @@ TEST(ReplayCommand, TransferThroughTheModelStartsFromThePredictedBest) {
   unsized.erase("size");
   const auto unsized_path = temp_dir() / "size256_unsized.json";
   std::ofstream(unsized_path) << unsized.dump();
-  const json u = replay("M512_N512_K512", "20", "1", temp_dir() / "size512_unsized.json",
-                        {"--transfer", unsized_path.string(), "--transfer-count", "4"});
-  const json w = replay("M512_N512_K512", "20", "1", temp_dir() / "size512_winners.json",
-                        {"--transfer", tuned.string(), "--transfer-count", "4", "--strategy-options",
-                         R"({"size_model": false})"});
+  const json u = replay_gemm_size("M512_N512_K512", "20", "1", temp_dir() / "size512_unsized.json",
+                                  {"--transfer", unsized_path.string(), "--transfer-count", "4"});
+  const json w = replay_gemm_size("M512_N512_K512", "20", "1", temp_dir() / "size512_winners.json",
+                                  {"--transfer", tuned.string(), "--transfer-count", "4",
+                                   "--strategy-options", R"({"size_model": false})"});
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(u["evaluations"][i]["config"], w["evaluations"][i]["config"]) << i;
 }
 
@@ -676,17 +674,9 @@ TEST(ReplayCommand, DeviceTransferModelStartsFromTheOtherGpusModel) {
   const std::filesystem::path dir = std::filesystem::path(ADAEXPLORE_TEST_DATA) / "spaces/sizes/gemm";
   const std::string spec = (dir / "spec.json").string();
   const auto source = temp_dir() / "other_gpu.json";
-  auto replay = [&](const std::string& size, const std::string& budget, const std::filesystem::path& out,
-                    std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--results", (dir / ("h200." + size + ".jsonl")).string(), "--spec", spec,
-                                     "--strategy", "adaexplore", "--budget", budget, "--seed", "2", "--json",
-                                     out.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const auto [rc, text] = run_replay_command(args);
-    EXPECT_EQ(rc, kExitOk) << text;
-    json trace;
-    std::ifstream(out) >> trace;
-    return trace;
+  auto replay = [](const std::string& size, const std::string& budget,
+                   const std::filesystem::path& out, const std::vector<std::string>& extra = {}) {
+    return replay_gemm_size(size, budget, "2", out, extra);
   };
   const json other = replay("M512_N512_K512", "60", source);
   std::vector<std::pair<double, std::string>> best;
