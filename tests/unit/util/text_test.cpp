@@ -62,5 +62,13 @@ TEST(ValidUtf8, JsonStringsAndKeysAreMadeValid) {
   EXPECT_NO_THROW(v.dump());
 }
 
+TEST(Counted, OneTakesTheSingularEveryOtherCountThePlural) {
+  EXPECT_EQ(counted(1, "configuration"), "1 configuration");
+  EXPECT_EQ(counted(0, "configuration"), "0 configurations");
+  EXPECT_EQ(counted(3, "configuration"), "3 configurations");
+  EXPECT_EQ(counted(1, "compute capability", "compute capabilities"), "1 compute capability");
+  EXPECT_EQ(counted(2, "compute capability", "compute capabilities"), "2 compute capabilities");
+}
+
 }  // namespace
 }  // namespace adaexplore

@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "store/merge.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace {
@@ -16,11 +17,10 @@ struct MergeArgs {
 
 void print_key(const MergeKeyReport& r) {
   std::cout << "[adaexplore] merge: " << r.kernel << " " << r.key.substr(0, 16) << " (" << r.device
-            << "): " << r.added << " records added, " << r.present << " already present";
+            << "): " << counted(r.added, "record") << " added, " << r.present << " already present";
   if (r.remeasured) std::cout << ", " << r.remeasured << " measured again (both kept)";
   if (!r.conflicts.empty())
-    std::cout << ", " << r.conflicts.size()
-              << (r.conflicts.size() == 1 ? " conflict" : " conflicts")
+    std::cout << ", " << counted(r.conflicts.size(), "conflict")
               << " (both kept; readers use the first)";
   std::cout << "; " << (r.created ? "new file " : "into ") << r.file.string() << "\n";
   constexpr std::size_t kShown = 20;
@@ -39,8 +39,8 @@ int run_merge(const MergeArgs& a) {
     print_key(r);
     added += r.added;
   }
-  std::cout << "[adaexplore] merge: " << added << " records added to " << report.keys.size()
-            << (report.keys.size() == 1 ? " key" : " keys") << " in " << a.into << std::endl;
+  std::cout << "[adaexplore] merge: " << counted(added, "record") << " added to "
+            << counted(report.keys.size(), "key") << " in " << a.into << std::endl;
   return kExitOk;
 }
 

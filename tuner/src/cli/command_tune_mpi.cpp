@@ -11,6 +11,7 @@
 #include "cluster/mpi_transport.hpp"
 #include "cluster/worker.hpp"
 #include "configure/tuning.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace {
@@ -96,7 +97,7 @@ int run_tune_mpi(TuneArgs a) {
   if (transport->rank() != 0) return run_worker(a, *transport);
   Coordinator coordinator(*transport, a.mpi_timeout_s, &std::cerr);
   a.cluster = &coordinator;
-  std::cout << "[adaexplore] MPI: " << transport->size() << (transport->size() == 1 ? " rank" : " ranks")
+  std::cout << "[adaexplore] MPI: " << counted(transport->size(), "rank")
             << "; rank 0 (" << transport->host() << ") runs the search and records, every rank compiles and measures"
             << std::endl;
   int code = kExitOk;

@@ -1,5 +1,6 @@
 #include "cluster/cluster.hpp"
 #include "cluster/heartbeat.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -140,8 +141,7 @@ void Coordinator::declare_lost(int rank, const std::string& why) {
     }
   }
   if (warnings_)
-    *warnings_ << "[adaexplore] warning: MPI rank " << rank << " " << why << ": lost; its " << in_flight
-               << (in_flight == 1 ? " request" : " requests")
+    *warnings_ << "[adaexplore] warning: MPI rank " << rank << " " << why << ": lost; its " << counted(in_flight, "request")
                << " in flight go to other ranks, it gets no more work, and nothing it sends is recorded" << std::endl;
 }
 

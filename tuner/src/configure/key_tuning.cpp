@@ -28,9 +28,7 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
                 "a compile of %.2f s and a measurement of %.2f s per configuration (means over the last %zu new "
                 "evaluations measured after the defaults)",
                 r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000, r.rate_samples);
-  std::string line = "pipeline: at most " + std::to_string(r.in_flight) +
-                     (r.in_flight == 1 ? " configuration" : " configurations") +
-                     " in flight (queued, compiling, waiting or measuring; " + std::to_string(jobs) +
+  std::string line = "pipeline: at most " + counted(r.in_flight, "configuration") + " in flight (queued, compiling, waiting or measuring; " + std::to_string(jobs) +
                      " compile workers)";
   if (!r.in_flight_automatic) return line + ", as asked (--in-flight, or the spec's in_flight); " + rates;
   line += " at the end of the tuning, a limit that follows the measured times";
@@ -236,8 +234,7 @@ std::vector<Config> size_start(const Tuning& t, const Spec& spec, const KeyExtra
             << std::endl;
     return extras.warm_start;
   }
-  t.out() << "[adaexplore] " << label << ": start: " << start.size()
-          << (start.size() == 1 ? " configuration" : " configurations")
+  t.out() << "[adaexplore] " << label << ": start: " << counted(start.size(), "configuration")
           << " predicted by the model from sizes " << extras.transfer_sizes << " (" << successes
           << " successful evaluations there); " << winners << " of them among the other sizes' best" << std::endl;
   return start;

@@ -226,7 +226,7 @@ void SizedRun::read_stored_sizes() {
       continue;
     try {
       for (Outcome& o : results_from_raw(k.raw, k.file, spec_.space).outcomes)
-        stored_sizes_.push_back({std::move(o), ps.values});
+        stored_sizes_.push_back({std::move(o), ps.values, {}});
       stored_labels_.push_back(spec_.sizes.label(ps));
     } catch (const std::exception& e) {  // records outside this space: not the same kernel after all
       t_.err() << "[adaexplore] warning: size transfer skips " << k.file.string() << ": " << e.what() << "\n";
@@ -242,7 +242,7 @@ void SizedRun::model_transfer(std::size_t i, KeyExtras& extras) const {
     if (k != i && !states_[k].outcomes.empty()) others.push_back(k);
   std::vector<std::string> labels;
   for (std::size_t k : nearest_first(spec_.sizes.sizes, i, others)) {
-    for (const Outcome& o : states_[k].outcomes) extras.transfer.push_back({o, spec_.sizes.sizes[k].values});
+    for (const Outcome& o : states_[k].outcomes) extras.transfer.push_back({o, spec_.sizes.sizes[k].values, {}});
     labels.push_back(spec_.sizes.label(spec_.sizes.sizes[k]));
   }
   extras.transfer.insert(extras.transfer.end(), stored_sizes_.begin(), stored_sizes_.end());
@@ -345,8 +345,7 @@ void SizedRun::tune_in_order(const std::vector<std::size_t>& order) {
       if (t_.request.size_transfer == SizeTransferMode::model)
         model_transfer(i, extras);
       else
-        t_.out() << "[adaexplore] " << z.label << ": start: " << tr.warm_start.size()
-                 << (tr.warm_start.size() == 1 ? " configuration" : " configurations")
+        t_.out() << "[adaexplore] " << z.label << ": start: " << counted(tr.warm_start.size(), "configuration")
                  << ", the other sizes' best (--size-transfer winners)" << std::endl;
     }
     tune_size(z, z.spec, extras, deferred);
@@ -376,8 +375,7 @@ void SizedRun::verify_winners() {
             std::find(extras.warm_start.begin(), extras.warm_start.end(), w) == extras.warm_start.end())
           extras.warm_start.push_back(w);
       if (extras.warm_start.empty()) continue;
-      t_.out() << "[adaexplore] " << z.label << ": verifying " << extras.warm_start.size()
-               << (extras.warm_start.size() == 1 ? " winner" : " winners") << " of other sizes at this size"
+      t_.out() << "[adaexplore] " << z.label << ": verifying " << counted(extras.warm_start.size(), "winner") << " of other sizes at this size"
                << std::endl;
       Spec verify = z.spec;
       verify.budget_evaluations = z.outcomes.size() + extras.warm_start.size();

@@ -1,6 +1,7 @@
 #include "model/sizes.hpp"
 
 #include "model/identifier.hpp"
+#include "util/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -140,10 +141,8 @@ bool size_independent(const Outcome& o) {
 }
 
 std::string SizeTransfer::describe() const {
-  return std::to_string(warm_start.size()) + (warm_start.size() == 1 ? " configuration" : " configurations") +
-         " to evaluate first and " + std::to_string(prior.size()) +
-         (prior.size() == 1 ? " size-independent failure" : " size-independent failures") + " known, from " +
-         std::to_string(sources) + (sources == 1 ? " other size" : " other sizes");
+  return counted(warm_start.size(), "configuration") + " to evaluate first and " +
+         counted(prior.size(), "size-independent failure") + " known, from " + counted(sources, "other size");
 }
 
 SizeTransfer transfer_from(const std::vector<const std::vector<Outcome>*>& others, std::size_t limit,

@@ -11,6 +11,7 @@
 #include "store/results.hpp"
 #include "model/spec.hpp"
 #include "search/strategy.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 
@@ -251,7 +252,7 @@ std::vector<StrategyOptions::SizedOutcome> sized_records(const std::string& trac
       size.push_back(v.get<long long>());
     }
   std::vector<StrategyOptions::SizedOutcome> out;
-  for (const auto& o : outcomes) out.push_back({o, size});
+  for (const auto& o : outcomes) out.push_back({o, size, {}});
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "store/key.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace {
@@ -21,9 +22,7 @@ bool successful(const nlohmann::json& record) {
 }  // namespace
 
 std::string WarmStart::describe() const {
-  std::string s = std::to_string(configs.size()) +
-                  (configs.size() == 1 ? " configuration" : " configurations") + " from " +
-                  std::to_string(keys) + (keys == 1 ? " earlier key" : " earlier keys") +
+  std::string s = counted(configs.size(), "configuration") + " from " + counted(keys, "earlier key") +
                   (devices.size() == 1 ? " (device " : " (devices ");
   for (std::size_t i = 0; i < devices.size(); ++i) s += (i ? ", " : "") + devices[i];
   return s + ")";

@@ -133,4 +133,15 @@ std::string cpp_string_literal(const std::string& text) {
   return out + "\"";
 }
 
+std::string counted(std::size_t n, std::string_view singular, std::string_view plural) {
+  std::string s = std::to_string(n) + " ";
+  if (n == 1)
+    s += singular;
+  else if (!plural.empty())
+    s += plural;
+  else
+    (s += singular) += "s";
+  return s;
+}
+
 }  // namespace adaexplore

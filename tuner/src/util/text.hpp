@@ -38,6 +38,10 @@ nlohmann::json valid_utf8_json(nlohmann::json j);
 /// continues on the next line).
 std::string one_line_text(const std::string& text);
 
+/// `n` and a noun, for messages: "1 configuration", "3 configurations", "0 configurations". The
+/// plural is `singular` + "s" unless `plural` is given ("capability", "capabilities").
+std::string counted(std::size_t n, std::string_view singular, std::string_view plural = {});
+
 /// `text` as a C++ string literal, quotes included: " and \ escaped, line breaks \n and \r,
 /// every other control character (NUL included) a three-digit octal escape.
 std::string cpp_string_literal(const std::string& text);
