@@ -89,6 +89,15 @@
 #   mode) and their median to $OUT/logs/sizemodel/summary (and summary.json). About 5 minutes on
 #   an H200. Results (results/<arm>-seed<seed>.<size>.jsonl), logs and the spec under
 #   $OUT/logs/sizemodel/.
+#   smallbudget: the pipeline depth's budget cap on a GPU: the gemm example (its spec, configured
+#   with ADAEXPLORE_MODE=DEFAULTS, one size: M = N = K = 2048) tuned with budget SMALLBUDGET_BUDGET
+#   (25) per seed of SMALLBUDGET_SEEDS ("1 2 3"), once with every compile worker busy
+#   (`--in-flight` nproc + 1, the automatic depth of a compile-bound tuning before the cap) and once
+#   automatic (capped at ceil(budget / 8)), one after the other, fresh results each, no
+#   verification rounds, time limit 60 s; no seed starts after SMALLBUDGET_DEADLINE (200 s).
+#   bench/size_model.py then gives each run's evaluations to within 2 % of the best time of all
+#   runs; each run's wall time and depth line are in the summary. Logs and results under
+#   $OUT/logs/smallbudget/. About 3 minutes.
 #   reconfigure: bench/reconfigure.py --cuda --sizes 4 (vector_add, gemm and host_matmul at four
 #   problem sizes each, tuned with budget 12; then 11 reconfigures with nothing changed, against
 #   the same project without the calls). Logs under $OUT/logs/reconfigure/.
@@ -139,6 +148,7 @@ run_failcompare=0
 run_kernelunit=0
 run_sizespace=0
 run_sizemodel=0
+run_smallbudget=0
 run_reconfigure=0
 run_report=0
 run_mpi=0
@@ -158,6 +168,7 @@ for a in "$@"; do
     kernelunit) run_kernelunit=1 ;;
     sizespace) run_sizespace=1 ;;
     sizemodel) run_sizemodel=1 ;;
+    smallbudget) run_smallbudget=1 ;;
     reconfigure) run_reconfigure=1 ;;
     report) run_report=1 ;;
     mpi) run_mpi=1 ;;
@@ -371,6 +382,33 @@ PY
       status_counts "$f" | tee -a "$OUT/logs/summary.txt"
     done
   done
+fi
+if [ $run_smallbudget = 1 ]; then
+  bdir=$OUT/logs/smallbudget
+  mkdir -p "$bdir/results"
+  rm -rf build-smallbudget
+  step smallbudget-configure cmake -S examples/gemm -B build-smallbudget "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DADAEXPLORE_TUNER_EXECUTABLE="$tuner" -DADAEXPLORE_MODE=DEFAULTS "-DGEMM_SIZES=M=2048 N=2048 K=2048"
+  bspec=build-smallbudget/_adaexplore/kernels/gemm/spec.json
+  cp "$bspec" "$bdir/spec.json"
+  bstart=$SECONDS
+  for seed in ${SMALLBUDGET_SEEDS:-1 2 3}; do
+    if [ $((SECONDS - bstart)) -ge "${SMALLBUDGET_DEADLINE:-200}" ]; then
+      log "smallbudget: seed $seed and later not run: $((SECONDS - bstart)) s of tunings, past SMALLBUDGET_DEADLINE"
+      break
+    fi
+    for arm in every capped; do
+      depth=()
+      [ $arm = every ] && depth=(--in-flight $((jobs + 1)))
+      step "smallbudget-$arm-seed$seed" "$tuner" tune --spec "$bspec" --seed "$seed" "${depth[@]}" \
+        --budget "${SMALLBUDGET_BUDGET:-25}" --time-limit 60 --confirm-rounds 0 --no-report \
+        --fresh --results "$bdir/results/$arm-seed$seed.jsonl" --header "$bdir/$arm-seed$seed.hpp"
+      cp "$OUT/logs/smallbudget-$arm-seed$seed.log" "$bdir/"
+    done
+  done
+  log "smallbudget: $((SECONDS - bstart)) s of tunings"
+  step smallbudget-summary python3 bench/size_model.py "$bdir/results" --out "$bdir/summary" --json "$bdir/summary.json"
+  cat "$bdir/summary" >>"$OUT/logs/summary.txt" 2>/dev/null
+  grep -H ": done \|: pipeline: \|: best " "$bdir"/smallbudget-*.log | tee -a "$OUT/logs/summary.txt"
 fi
 if [ $run_sizemodel = 1 ]; then
   mdir=$OUT/logs/sizemodel

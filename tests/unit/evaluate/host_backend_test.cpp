@@ -725,7 +725,9 @@ TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {
   nlohmann::json j = spec_json();
   j["parameters"][0]["values"] = {0, 1, 2, 3};
   j["defaults"] = {{"MODE", 0}};
-  j["budget"] = {{"evaluations", 4}};
+  // Budget 24: its cap on the depth (ceil(24 / 8) = 3) is every worker plus the one measuring, no
+  // cap here; the space's 4 configurations end the tuning.
+  j["budget"] = {{"evaluations", 24}};
   j["strategy"] = "random";
   j["jobs"] = 2;
   // `tune` with this spec (and `extra`): its exit code and standard output.
@@ -762,6 +764,15 @@ TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {
   const bool two = line.find("(means over the last 2 new evaluations measured after the defaults)") != std::string::npos;
   EXPECT_TRUE(GetParam() ? (two || three) : three) << line;
 
+  // A budget of 4 caps it at 2 (ceil(4 / 8), at least the one measuring plus one), and the line says why.
+  j["budget"] = {{"evaluations", 4}};
+  const auto [rc1, out1] = tune({"--fresh"});
+  ASSERT_EQ(rc1, kExitOk) << out1;
+  EXPECT_NE(out1.find("scale: pipeline: at most 2 configurations in flight (queued, compiling, waiting or measuring; "
+                      "2 compile workers) at the end of the tuning, a limit that follows the measured times: the "
+                      "budget's cap, one eighth of it, below what would keep the GPU busy at a compile of "),
+            std::string::npos)
+      << out1;
   // The spec's in_flight pins it (as tune --in-flight and CMake's IN_FLIGHT do).
   j["in_flight"] = 1;
   const auto [rc2, out2] = tune({"--fresh"});

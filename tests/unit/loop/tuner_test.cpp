@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 
 using test::range;
 
-// 10 x 10 configurations, 85 of them valid.
+// 10 x 10 configurations, 90 of them valid (X + Y <= 14).
 Space space() { return Space({range("X", 10), range("Y", 10)}, {"X + Y <= 14"}); }
 
 // A deterministic objective, minimal (1 ms) at X=7, Y=3; X == 0 does not compile, with a message
@@ -235,8 +235,10 @@ TEST(Tuner, TheStrategyIsAskedOnlyForWhatCanStartCompiling) {
   const Space s = space();
   FakeBackend backend(/*parallelism=*/16, std::chrono::milliseconds(3));
   RecordingStrategy strategy(random_strategy(s));
-  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, options(50), nullptr);
-  ASSERT_EQ(r.outcomes.size(), 50u);
+  // A budget of 136 caps the depth at 17 (pipeline.cpp, budget_depth()): every compile worker; the
+  // space's 90 valid configurations end the tuning.
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, options(136), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 90u);
   ASSERT_FALSE(strategy.asked.empty());
   EXPECT_EQ(strategy.asked.front(), 7u);
   EXPECT_LE(*std::max_element(strategy.asked.begin(), strategy.asked.end()), 16u);
@@ -280,12 +282,13 @@ SettledDepths settled_depths(std::chrono::milliseconds prepare, std::chrono::mil
   SlowMeasureBackend backend(prepare, measure);
   RecordingStrategy strategy(random_strategy(s));
   SettledDepths d;
-  d.report = run_tuning(s, kBaseline, backend, strategy, options(40), nullptr);
-  EXPECT_EQ(d.report.outcomes.size(), 40u);
+  // Budget 80: the budget's cap on the depth, 10, is above what these times ask for.
+  d.report = run_tuning(s, kBaseline, backend, strategy, options(80), nullptr);
+  EXPECT_EQ(d.report.outcomes.size(), 80u);
   EXPECT_EQ(strategy.asked.front(), 7u);  // blind: 8 with the baseline
   for (std::size_t i = 1; i < strategy.asked.size(); ++i) {
     if (strategy.observed_at[i] < 8) continue;                               // the rates settle over the first outcomes
-    if (strategy.proposed_at[i] + strategy.asked[i] >= 39) continue;         // the budget, not the depth, limits it
+    if (strategy.proposed_at[i] + strategy.asked[i] >= 79) continue;         // the budget, not the depth, limits it
     const std::size_t depth = strategy.outstanding[i] + strategy.asked[i];
     d.deepest = std::max(d.deepest, depth);
     d.shallowest = std::min(d.shallowest, depth);
@@ -312,6 +315,30 @@ TEST(Tuner, KeepsInFlightOnlyWhatKeepsTheGpuBusy) {
   const SettledDepths slow = settled_depths(std::chrono::milliseconds(60), std::chrono::milliseconds(20));
   EXPECT_GT(slow.shallowest, even.deepest) << "the depth does not follow the compile time";
   EXPECT_LE(slow.deepest, 10u);
+}
+
+// A small budget caps the depth at ceil(budget / 8): a compile-bound tuning of 25 evaluations on
+// 16 compile workers keeps 4 in flight once the first outcome is in, not 17, so its proposals
+// after the blind start are made knowing all but 3 outcomes.
+TEST(Tuner, ASmallBudgetCapsTheConfigurationsInFlight) {
+  const Space s = space();
+  FakeBackend backend(/*parallelism=*/16, std::chrono::milliseconds(3));
+  RecordingStrategy strategy(random_strategy(s));
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, options(25), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 25u);
+  ASSERT_FALSE(strategy.asked.empty());
+  EXPECT_EQ(strategy.asked.front(), 7u);  // blind: 8 with the baseline, whatever the budget
+  std::size_t settled = 0;
+  for (std::size_t i = 1; i < strategy.asked.size(); ++i) {
+    if (strategy.observed_at[i] == 0) continue;  // still blind
+    ++settled;
+    EXPECT_LE(strategy.outstanding[i] + strategy.asked[i], 4u) << "request " << i;
+  }
+  EXPECT_GE(settled, 5u) << "asked in few large batches";
+  EXPECT_TRUE(r.in_flight_automatic);
+  EXPECT_EQ(r.in_flight, 4u);
+  EXPECT_EQ(r.in_flight_budget, 4u);
+  EXPECT_FALSE(r.in_flight_every_worker);
 }
 
 // TuneOptions::in_flight fixes the depth: the strategy is asked again as soon as fewer are in

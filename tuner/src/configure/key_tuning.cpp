@@ -28,7 +28,8 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
                 "a compile of %.2f s and a measurement of %.2f s per configuration (means over the last %zu new "
                 "evaluations measured after the defaults)",
                 r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000, r.rate_samples);
-  std::string line = "pipeline: at most " + counted(r.in_flight, "configuration") + " in flight (queued, compiling, waiting or measuring; " + std::to_string(jobs) +
+  std::string line = "pipeline: at most " + counted(r.in_flight, "configuration") +
+                     " in flight (queued, compiling, waiting or measuring; " + std::to_string(jobs) +
                      " compile workers)";
   if (!r.in_flight_automatic) return line + ", as asked (--in-flight, or the spec's in_flight); " + rates;
   line += " at the end of the tuning, a limit that follows the measured times";
@@ -36,6 +37,9 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
   if (r.mean_measure_ms <= 0)
     return line + ": every compile worker busy, since none of the last " + std::to_string(r.rate_samples) +
            " new evaluations reached the measurement" + pin;
+  if (r.in_flight_budget)
+    return line + ": the budget's cap, one eighth of it, below what would keep the GPU busy at " + rates +
+           ", so that each proposal is made knowing all but a few outcomes" + pin;
   if (r.in_flight_every_worker)
     return line + ": every compile worker busy, since the compiles are the bottleneck at " + rates + pin;
   return line + ": enough to keep the measurements busy at " + rates + pin;

@@ -22,7 +22,16 @@ namespace {
 // kBlindDepth: those proposals are made without any outcome (adaexplore's space-filling start
 // is 8). The limit gates the strategy's proposals: the defaults and the warm start
 // (TuneOptions::warm_start) are queued at the start regardless and count as in flight.
+//
+// The budget caps that depth at ceil(budget / kEvaluationsPerDepth) (at least the measuring
+// workers plus one): a tuning of 25 evaluations that kept every compile worker of a 16-core
+// machine busy (17 in flight) made its 17 proposals after the start knowing only the start's
+// outcomes. Replayed on the six failure spaces (bench/pipeline_depth.py, 100 seeds, paired
+// against 17 in flight; docs/pipeline-depth-benchmark.md): 4 in flight +0.049 +- 0.008 of the
+// ratio optimum / best at 25 evaluations, 7 in flight +0.035 +- 0.004 at 50; the
+// price is GPU idle time in a compile-bound tuning (docs/throughput.md, 'Pipeline depth').
 constexpr std::size_t kBlindDepth = 8;
+constexpr std::size_t kEvaluationsPerDepth = 8;
 constexpr double kDepthMargin = 1.5;      // compile times vary (3.8 s median, 8 s at most)
 constexpr std::size_t kRateWindow = 32;   // recent evaluations the rates are taken over
 
@@ -119,11 +128,23 @@ void Pipeline::refill() {
 std::size_t Pipeline::depth() const {
   const std::size_t s = slots(), most = ahead() + s, least = std::min(most, s + 1);
   if (rates_.empty()) return std::clamp(kBlindDepth, least, most);
+  return std::min(throughput_depth(), budget_depth());
+}
+
+// What keeps the measuring workers busy, from the measured rates (rates_ not empty).
+std::size_t Pipeline::throughput_depth() const {
+  const std::size_t s = slots(), most = ahead() + s, least = std::min(most, s + 1);
   const auto [prepare_ms, measure_ms] = mean_rates();
   if (measure_ms <= 0) return most;  // nothing measured: every compile slot may work
   const double c = std::ceil(kDepthMargin * static_cast<double>(s) * prepare_ms / measure_ms);
   if (!(c < static_cast<double>(most))) return most;
   return std::clamp(static_cast<std::size_t>(c) + s, least, most);
+}
+
+// The budget's cap: ceil(budget / kEvaluationsPerDepth), at least the measuring workers plus one.
+std::size_t Pipeline::budget_depth() const {
+  const std::size_t s = slots();
+  return std::max(s + 1, (options_.budget + kEvaluationsPerDepth - 1) / kEvaluationsPerDepth);
 }
 
 // The mean prepare and measurement wall times (ms) of rates_ (0 when it is empty).
@@ -146,6 +167,7 @@ void Pipeline::note_depth(TuneReport& report) const {
     report.in_flight = depth();
     report.in_flight_automatic = true;
     report.in_flight_every_worker = report.in_flight == ahead() + slots();
+    report.in_flight_budget = budget_depth() < throughput_depth() ? budget_depth() : 0;
   }
 }
 

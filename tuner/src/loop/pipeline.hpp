@@ -102,6 +102,8 @@ class Pipeline {
   bool concurrent() const { return slots() > 1 && !client_.baseline_pending(); }
   void refill();
   std::size_t depth() const;
+  std::size_t throughput_depth() const;
+  std::size_t budget_depth() const;
   std::pair<double, double> mean_rates() const;
   void note_rates(double prepare_ms, double measure_ms, const Outcome& o);
   void pump();
