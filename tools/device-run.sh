@@ -93,7 +93,8 @@
 #   with ADAEXPLORE_MODE=DEFAULTS, one size: M = N = K = 2048) tuned with budget SMALLBUDGET_BUDGET
 #   (25) per seed of SMALLBUDGET_SEEDS ("1 2 3"), once with every compile worker busy
 #   (`--in-flight` nproc + 1, the automatic depth of a compile-bound tuning before the cap) and once
-#   automatic (capped at ceil(budget / 8)), one after the other, fresh results each, no
+#   automatic (capped at ceil(budget / 8)), one after the other (odd seeds that order, even seeds
+#   the other), fresh results and a fresh compile cache each, no
 #   verification rounds, time limit 60 s; no seed starts after SMALLBUDGET_DEADLINE (200 s).
 #   bench/size_model.py then gives each run's evaluations to within 2 % of the best time of all
 #   runs; each run's wall time and depth line are in the summary. Logs and results under
@@ -396,10 +397,14 @@ if [ $run_smallbudget = 1 ]; then
       log "smallbudget: seed $seed and later not run: $((SECONDS - bstart)) s of tunings, past SMALLBUDGET_DEADLINE"
       break
     fi
-    for arm in every capped; do
+    arms="every capped"
+    [ $((seed % 2)) = 0 ] && arms="capped every"
+    for arm in $arms; do
       depth=()
       [ $arm = every ] && depth=(--in-flight $((jobs + 1)))
-      step "smallbudget-$arm-seed$seed" "$tuner" tune --spec "$bspec" --seed "$seed" "${depth[@]}" \
+      # A fresh compile cache per tuning: the other arm's compiles of the same seed's start
+      # would otherwise shorten this one's wall time.
+      step "smallbudget-$arm-seed$seed" env ADAEXPLORE_CACHE_DIR="$(mktemp -d /tmp/adaexplore-cache.XXXXXX)" "$tuner" tune --spec "$bspec" --seed "$seed" "${depth[@]}" \
         --budget "${SMALLBUDGET_BUDGET:-25}" --time-limit 60 --confirm-rounds 0 --no-report \
         --fresh --results "$bdir/results/$arm-seed$seed.jsonl" --header "$bdir/$arm-seed$seed.hpp"
       cp "$OUT/logs/smallbudget-$arm-seed$seed.log" "$bdir/"
