@@ -18,10 +18,11 @@ wasted evaluations summed over the spaces and the ratio averaged over them, minu
 first depth of --depths; mean and standard error of those differences.
 
 Depth 17 is the loop before 2026-12-01 on the H200 machine (16 compile workers and one
-measurement). The automatic depth of a real tuning (tuner/src/loop/pipeline.cpp, depth()) is not replayed: it starts
-at 8 blind proposals and follows the measured compile and measurement times; on the transpose
-failure space on the H200 it was ceil(1.5 x 3.7 s / 1.16 s) + 1 = 6, between the depths 4 and 7
-replayed here.
+measurement), and a compile-bound tuning there before 2026-12-06. The automatic depth of a real
+tuning (tuner/src/loop/pipeline.cpp, depth()) is not replayed as such: it starts at 8 blind
+proposals and follows the measured compile and measurement times (on the transpose failure space
+on the H200 ceil(1.5 x 3.7 s / 1.16 s) + 1 = 6, between the depths 4 and 7 replayed here), at
+most ceil(budget / 8) since 2026-12-06: 4, 7 and 13 at the default budgets 25, 50 and 100.
 
 Usage:
   python3 bench/pipeline_depth.py --tuner build/tuner/adaexplore-tuner --out docs/pipeline-depth-benchmark.md
@@ -102,7 +103,8 @@ def report(args, spaces, rows, command, wall, when, build):
            "the more proposals are blind: more failures, and a worse best found at a given budget. The fewer, the more "
            "the GPU may wait for compiles. `tune` keeps as many as keep the GPU busy (docs/throughput.md, 'Pipeline "
            "depth'; about 6 on the transpose failure space on the H200, every compile worker on the compile-bound gemm "
-           "example); what that costs in GPU time is measured on the H200 "
+           "example), and since 2026-12-06 at most ceil(budget / 8) once the first outcome is in: 4 at 25 evaluations, "
+           "7 at 50, 13 at 100, all replayed here; what that costs in GPU time is measured on the H200 "
            "(docs/results/2026-12-01-h200-pipeline-depth/), since replays have no time.", "",
            "*Depth*: configurations in flight (`replay --in-flight N`): each proposal is made without the outcomes "
            "of N - 1 others. *rounds of 8*: the replay's default (the failure and search benchmarks): each round of 8 "

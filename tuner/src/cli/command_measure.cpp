@@ -12,6 +12,7 @@
 #include "evaluate/device.hpp"
 #include "evaluate/render.hpp"
 #include "model/spec.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace {
@@ -66,7 +67,7 @@ int run_measure(const MeasureArgs& a) {
   ConfirmOptions options;
   options.rounds = a.rounds;
   const Confirmation c = confirm_near_ties(*backend, contenders, options);
-  std::cout << "[adaexplore] " << spec.name << ": " << contenders.size() << " configurations measured interleaved, "
+  std::cout << "[adaexplore] " << spec.name << ": " << counted(contenders.size(), "configuration") << " measured interleaved, "
             << a.rounds << " rounds (" << backend->evaluation_mode() << "):\n";
   for (const auto& line : c.describe()) std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
   if (!a.json.empty()) std::ofstream(a.json) << c.to_json().dump(2) << "\n";

@@ -7,6 +7,7 @@
 #include "emit/header_info.hpp"
 #include "loop/crown.hpp"
 #include "util/files.hpp"
+#include "util/text.hpp"
 
 namespace adaexplore {
 namespace {
@@ -47,7 +48,7 @@ KernelResult configure_cached(const Tuning& t, const Spec& spec, const KeyPlace&
   const auto best = crown(stored.outcomes, {path, header.key});  // the tuning's near-tie verdict too
   result.keys.push_back(key_result(place, stored.outcomes.size(), stored.outcomes, best));
   if (!best) {
-    t.err() << where << " holds " << stored.outcomes.size() << " evaluations for " << key_words
+    t.err() << where << " holds " << counted(stored.outcomes.size(), "evaluation") << " for " << key_words
             << ", none successful; no header written\n";
     result.ending = Ending::no_result;
     result.reason = "the tuning database holds no successful result for " + key_words;
@@ -57,7 +58,7 @@ KernelResult configure_cached(const Tuning& t, const Spec& spec, const KeyPlace&
   result.header_text = render_header(spec.space, best->config, info);
   result.header_changed = write_file_if_changed(result.header, result.header_text);
   t.out() << "[adaexplore] " << spec.name << ": cached: best " << best->label << " " << *best->objective << " ms ("
-          << stored.outcomes.size() << " evaluations stored in " << path.string() << "); header "
+          << counted(stored.outcomes.size(), "evaluation") << " stored in " << path.string() << "); header "
           << result.header.string() << (result.header_changed ? " written" : " unchanged") << std::endl;
   return result;
 }

@@ -137,7 +137,7 @@ void confirm_winner(const Tuning& t, const std::string& label, const std::filesy
   // Over MPI, on rank 0's own GPU: the contenders are compared on one GPU, not on as many as ranks.
   auto* cluster = dynamic_cast<ClusterBackend*>(&backend);
   const Confirmation c = confirm_near_ties(cluster ? cluster->local() : backend, contenders, confirm);
-  t.out() << "[adaexplore] " << label << ": " << contenders.size() << " configurations within "
+  t.out() << "[adaexplore] " << label << ": " << counted(contenders.size(), "configuration") << " within "
           << confirm.margin * 100 << " % of the best, re-measured interleaved in " << confirm.rounds
           << " rounds:" << std::endl;
   for (const auto& line : c.describe()) t.out() << "[adaexplore] " << label << ": " << line << "\n";
@@ -181,7 +181,7 @@ std::unique_ptr<ResultsWriter> open_results(const Tuning& t, const Spec& spec, K
   if (!existing.header.started.empty()) header.started = existing.header.started;  // the file's tuning start
   if (!existing.outcomes.empty()) {
     t.err() << "[adaexplore] " << label << ": resuming from " << results_path.string() << " ("
-            << existing.outcomes.size() << " evaluations already measured";
+            << counted(existing.outcomes.size(), "evaluation") << " already measured";
     if (existing.duplicates) t.err() << "; " << existing.duplicates << " later records of the same configurations ignored";
     t.err() << ")\n";
   }
@@ -270,7 +270,7 @@ void say_done(const Tuning& t, const Spec& spec, const std::string& label, const
     t.out() << ": " << *report.skipped
             << (*report.skipped == 1 ? " valid configuration predicted to fail was" : " valid configurations predicted to fail were")
             << " skipped, never evaluated";
-  t.out() << "), " << report.outcomes.size() << " evaluations (" << report.new_evaluations << " new) in "
+  t.out() << "), " << counted(report.outcomes.size(), "evaluation") << " (" << report.new_evaluations << " new) in "
           << report.wall_s << " s; results in " << results_path.string() << std::endl;
   for (const auto& line : failure_alignment(spec.space, report.outcomes))
     t.out() << "[adaexplore] " << label << ": " << line << "\n";

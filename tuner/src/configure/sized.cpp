@@ -86,7 +86,7 @@ std::optional<SizeHeaderEntry> sized_entry(const Tuning& t, const Spec& spec, co
   e.info.winner = crowned(z, excluded);
   if (!e.info.winner) {
     t.err() << t.request.command << ": " << z.label << ": no configuration ran and verified at this size and is "
-            << "usable at every other (" << stored.outcomes.size() << " evaluations in " << z.place.results.string()
+            << "usable at every other (" << counted(stored.outcomes.size(), "evaluation") << " in " << z.place.results.string()
             << "); no header written\n";
     return std::nullopt;
   }
@@ -130,7 +130,7 @@ void write_sized_header(const Tuning& t, const Spec& spec, const std::vector<Siz
   for (const auto& e : entries)
     t.out() << "[adaexplore] " << spec.name << ": " << e.size << ": best " << e.info.winner->label << " "
             << *e.info.winner->objective << " ms" << std::endl;
-  t.out() << "[adaexplore] " << spec.name << ": " << entries.size() << " sizes; header " << result.header.string()
+  t.out() << "[adaexplore] " << spec.name << ": " << counted(entries.size(), "size") << "; header " << result.header.string()
           << (result.header_changed ? " written" : " unchanged") << std::endl;
   record_keys(states, entries, {}, result);
   result.ending = Ending::header_written;
@@ -266,7 +266,7 @@ bool SizedRun::cached_winners(KernelResult& result) const {
 }
 
 void SizedRun::say_order(const std::vector<std::size_t>& order) const {
-  t_.out() << "[adaexplore] " << spec_.name << ": " << states_.size() << " problem sizes, in this order:";
+  t_.out() << "[adaexplore] " << spec_.name << ": " << counted(states_.size(), "problem size") << ", in this order:";
   for (std::size_t k = 0; k < order.size(); ++k)
     t_.out() << (k ? "; " : " ") << spec_.sizes.label(spec_.sizes.sizes[order[k]]);
   t_.out() << " (budget " << spec_.budget_evaluations
