@@ -103,7 +103,7 @@ def report(args, spaces, rows, command, wall, when, build):
            "the more proposals are blind: more failures, and a worse best found at a given budget. The fewer, the more "
            "the GPU may wait for compiles. `tune` keeps as many as keep the GPU busy (docs/throughput.md, 'Pipeline "
            "depth'; about 6 on the transpose failure space on the H200, every compile worker on the compile-bound gemm "
-           "example), and since 2026-12-06 at most ceil(budget / 8) once the first outcome is in: 4 at 25 evaluations, "
+           "example before 2026-12-06), and since 2026-12-06 at most ceil(budget / 8) once the first outcome is in: 4 at 25 evaluations, "
            "7 at 50, 13 at 100, all replayed here; what that costs in GPU time is measured on the H200 "
            "(docs/results/2026-12-01-h200-pipeline-depth/), since replays have no time.", "",
            "*Depth*: configurations in flight (`replay --in-flight N`): each proposal is made without the outcomes "

@@ -404,9 +404,11 @@ if [ $run_smallbudget = 1 ]; then
       [ $arm = every ] && depth=(--in-flight $((jobs + 1)))
       # A fresh compile cache per tuning: the other arm's compiles of the same seed's start
       # would otherwise shorten this one's wall time.
-      step "smallbudget-$arm-seed$seed" env ADAEXPLORE_CACHE_DIR="$(mktemp -d /tmp/adaexplore-cache.XXXXXX)" "$tuner" tune --spec "$bspec" --seed "$seed" "${depth[@]}" \
+      bcache=$(mktemp -d /tmp/adaexplore-cache.XXXXXX)
+      step "smallbudget-$arm-seed$seed" env ADAEXPLORE_CACHE_DIR="$bcache" "$tuner" tune --spec "$bspec" --seed "$seed" "${depth[@]}" \
         --budget "${SMALLBUDGET_BUDGET:-25}" --time-limit 60 --confirm-rounds 0 --no-report \
         --fresh --results "$bdir/results/$arm-seed$seed.jsonl" --header "$bdir/$arm-seed$seed.hpp"
+      rm -rf "$bcache"
       cp "$OUT/logs/smallbudget-$arm-seed$seed.log" "$bdir/"
     done
   done

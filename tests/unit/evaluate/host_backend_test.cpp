@@ -764,13 +764,14 @@ TEST_P(HostBackendTest, TuneCommandSaysHowManyConfigurationsWereInFlight) {
   const bool two = line.find("(means over the last 2 new evaluations measured after the defaults)") != std::string::npos;
   EXPECT_TRUE(GetParam() ? (two || three) : three) << line;
 
-  // A budget of 4 caps it at 2 (ceil(4 / 8), at least the one measuring plus one), and the line says why.
+  // A budget of 4 caps it at 2 (ceil(4 / 8), at least the GPU measuring plus one), and the line says why.
   j["budget"] = {{"evaluations", 4}};
   const auto [rc1, out1] = tune({"--fresh"});
   ASSERT_EQ(rc1, kExitOk) << out1;
   EXPECT_NE(out1.find("scale: pipeline: at most 2 configurations in flight (queued, compiling, waiting or measuring; "
                       "2 compile workers) at the end of the tuning, a limit that follows the measured times: the "
-                      "budget's cap, one eighth of it, below what would keep the GPU busy at a compile of "),
+                      "budget's cap (ceil(budget / 8) on one GPU, one more per further GPU), below what would "
+                      "keep the GPU busy, so that each proposal is made knowing all but a few outcomes; a compile of "),
             std::string::npos)
       << out1;
   // The spec's in_flight pins it (as tune --in-flight and CMake's IN_FLIGHT do).

@@ -282,13 +282,14 @@ SettledDepths settled_depths(std::chrono::milliseconds prepare, std::chrono::mil
   SlowMeasureBackend backend(prepare, measure);
   RecordingStrategy strategy(random_strategy(s));
   SettledDepths d;
-  // Budget 80: the budget's cap on the depth, 10, is above what these times ask for.
-  d.report = run_tuning(s, kBaseline, backend, strategy, options(80), nullptr);
-  EXPECT_EQ(d.report.outcomes.size(), 80u);
+  // Budget 89: the budget's cap on the depth, 12, is above what these times ask for.
+  d.report = run_tuning(s, kBaseline, backend, strategy, options(89), nullptr);
+  EXPECT_EQ(d.report.outcomes.size(), 89u);
+  EXPECT_EQ(d.report.in_flight_budget, 0u);
   EXPECT_EQ(strategy.asked.front(), 7u);  // blind: 8 with the baseline
   for (std::size_t i = 1; i < strategy.asked.size(); ++i) {
     if (strategy.observed_at[i] < 8) continue;                               // the rates settle over the first outcomes
-    if (strategy.proposed_at[i] + strategy.asked[i] >= 79) continue;         // the budget, not the depth, limits it
+    if (strategy.proposed_at[i] + strategy.asked[i] >= 88) continue;         // the budget, not the depth, limits it
     const std::size_t depth = strategy.outstanding[i] + strategy.asked[i];
     d.deepest = std::max(d.deepest, depth);
     d.shallowest = std::min(d.shallowest, depth);
@@ -339,6 +340,27 @@ TEST(Tuner, ASmallBudgetCapsTheConfigurationsInFlight) {
   EXPECT_EQ(r.in_flight, 4u);
   EXPECT_EQ(r.in_flight_budget, 4u);
   EXPECT_FALSE(r.in_flight_every_worker);
+}
+
+// With several GPUs the cap grows by one per further GPU: 4 GPUs at budget 25, 4 + 4 - 1 = 7, so
+// that every GPU has a configuration to measure and more compile ahead.
+class FourGpuBackend : public FakeBackend {
+ public:
+  FourGpuBackend() : FakeBackend(16, std::chrono::milliseconds(3)) {}
+  std::size_t measure_slots() const override { return 4; }
+  Outcome measure_on(Prepared& p, std::size_t) override { return outcome_for(p.config); }
+};
+
+TEST(Tuner, TheBudgetsCapGrowsWithTheGpus) {
+  const Space s = space();
+  FourGpuBackend backend;
+  RecordingStrategy strategy(random_strategy(s));
+  const TuneReport r = run_tuning(s, kBaseline, backend, strategy, options(25), nullptr);
+  ASSERT_EQ(r.outcomes.size(), 25u);
+  for (std::size_t i = 1; i < strategy.asked.size(); ++i)
+    if (strategy.observed_at[i] > 0) EXPECT_LE(strategy.outstanding[i] + strategy.asked[i], 7u) << "request " << i;
+  EXPECT_EQ(r.in_flight, 7u);
+  EXPECT_EQ(r.in_flight_budget, 7u);
 }
 
 // TuneOptions::in_flight fixes the depth: the strategy is asked again as soon as fewer are in

@@ -23,23 +23,23 @@ namespace {
 // One line on the pipeline depth (TuneReport::in_flight): the limit on configurations in flight
 // at the end of the tuning, and why.
 std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
-  char rates[200];
-  std::snprintf(rates, sizeof rates,
-                "a compile of %.2f s and a measurement of %.2f s per configuration (means over the last %zu new "
-                "evaluations measured after the defaults)",
-                r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000, r.rate_samples);
+  char times[120];
+  std::snprintf(times, sizeof times, "a compile of %.2f s and a measurement of %.2f s per configuration",
+                r.mean_prepare_ms / 1000, r.mean_measure_ms / 1000);
+  const std::string rates = std::string(times) + " (means over the last " +
+                            counted(r.rate_samples, "new evaluation") + " measured after the defaults)";
   std::string line = "pipeline: at most " + counted(r.in_flight, "configuration") +
-                     " in flight (queued, compiling, waiting or measuring; " + std::to_string(jobs) +
-                     " compile workers)";
+                     " in flight (queued, compiling, waiting or measuring; " + counted(jobs, "compile worker") + ")";
   if (!r.in_flight_automatic) return line + ", as asked (--in-flight, or the spec's in_flight); " + rates;
   line += " at the end of the tuning, a limit that follows the measured times";
   const std::string pin = "; --in-flight N (CMake: IN_FLIGHT N) pins it";
-  if (r.mean_measure_ms <= 0)
-    return line + ": every compile worker busy, since none of the last " + std::to_string(r.rate_samples) +
-           " new evaluations reached the measurement" + pin;
+  // The budget's cap first: it can bind whatever the times say, none measured included.
   if (r.in_flight_budget)
-    return line + ": the budget's cap, one eighth of it, below what would keep the GPU busy at " + rates +
-           ", so that each proposal is made knowing all but a few outcomes" + pin;
+    return line + ": the budget's cap (ceil(budget / 8) on one GPU, one more per further GPU), below what would " +
+           "keep the GPU busy, so that each proposal is made knowing all but a few outcomes; " + rates + pin;
+  if (r.mean_measure_ms <= 0)
+    return line + ": every compile worker busy, since none of the last " + counted(r.rate_samples, "new evaluation") +
+           " reached the measurement" + pin;
   if (r.in_flight_every_worker)
     return line + ": every compile worker busy, since the compiles are the bottleneck at " + rates + pin;
   return line + ": enough to keep the measurements busy at " + rates + pin;
@@ -138,8 +138,8 @@ void confirm_winner(const Tuning& t, const std::string& label, const std::filesy
   auto* cluster = dynamic_cast<ClusterBackend*>(&backend);
   const Confirmation c = confirm_near_ties(cluster ? cluster->local() : backend, contenders, confirm);
   t.out() << "[adaexplore] " << label << ": " << counted(contenders.size(), "configuration") << " within "
-          << confirm.margin * 100 << " % of the best, re-measured interleaved in " << confirm.rounds
-          << " rounds:" << std::endl;
+          << confirm.margin * 100 << " % of the best, re-measured interleaved in " << counted(confirm.rounds, "round") << ":"
+          << std::endl;
   for (const auto& line : c.describe()) t.out() << "[adaexplore] " << label << ": " << line << "\n";
   nlohmann::json verdict = c.to_json();
   verdict["key"] = key;
@@ -182,7 +182,8 @@ std::unique_ptr<ResultsWriter> open_results(const Tuning& t, const Spec& spec, K
   if (!existing.outcomes.empty()) {
     t.err() << "[adaexplore] " << label << ": resuming from " << results_path.string() << " ("
             << counted(existing.outcomes.size(), "evaluation") << " already measured";
-    if (existing.duplicates) t.err() << "; " << existing.duplicates << " later records of the same configurations ignored";
+    if (existing.duplicates)
+      t.err() << "; " << counted(existing.duplicates, "later record") << " of the same configurations ignored";
     t.err() << ")\n";
   }
   if (database)
@@ -232,15 +233,15 @@ std::vector<Config> size_start(const Tuning& t, const Spec& spec, const KeyExtra
   for (const auto& r : extras.transfer) successes += is_success(r.outcome.status) && r.outcome.objective;
   if (start.empty()) {
     if (extras.warm_start.empty()) return {};
-    t.out() << "[adaexplore] " << label << ": start: " << extras.warm_start.size()
-            << " configurations, the other sizes' best (the strategy " << spec.strategy
+    t.out() << "[adaexplore] " << label << ": start: " << counted(extras.warm_start.size(), "configuration")
+            << ", the other sizes' best (the strategy " << spec.strategy
             << " predicted none from their evaluations: it has no performance model, or too few successes)"
             << std::endl;
     return extras.warm_start;
   }
   t.out() << "[adaexplore] " << label << ": start: " << counted(start.size(), "configuration")
-          << " predicted by the model from sizes " << extras.transfer_sizes << " (" << successes
-          << " successful evaluations there); " << winners << " of them among the other sizes' best" << std::endl;
+          << " predicted by the model from sizes " << extras.transfer_sizes << " ("
+          << counted(successes, "successful evaluation") << " there); " << winners << " of them among the other sizes' best" << std::endl;
   return start;
 }
 

@@ -23,8 +23,8 @@ namespace {
 // is 8). The limit gates the strategy's proposals: the defaults and the warm start
 // (TuneOptions::warm_start) are queued at the start regardless and count as in flight.
 //
-// The budget caps that depth at ceil(budget / kEvaluationsPerDepth) (at least the measuring
-// workers plus one): a tuning of 25 evaluations that kept every compile worker of a 16-core
+// The budget caps that depth at ceil(budget / kEvaluationsPerDepth) on one GPU, one more per
+// further GPU, and never below the GPUs plus one (budget_depth()): a tuning of 25 evaluations that kept every compile worker of a 16-core
 // machine busy (17 in flight) made its 17 proposals after the start knowing only the start's
 // outcomes. Replayed on the six failure spaces (bench/pipeline_depth.py, 100 seeds, paired
 // against 17 in flight; docs/pipeline-depth-benchmark.md has the depths 4, 7, 13 and 17): 4 in
@@ -143,10 +143,13 @@ std::size_t Pipeline::throughput_depth() const {
   return std::clamp(static_cast<std::size_t>(c) + s, least, most);
 }
 
-// The budget's cap: ceil(budget / kEvaluationsPerDepth), at least the measuring workers plus one.
+// The budget's cap: ceil(budget / kEvaluationsPerDepth) on one measuring worker; each further
+// one (GPU, MPI rank's GPU) adds one, so that every GPU has a configuration to measure and at
+// least one more compiles ahead.
 std::size_t Pipeline::budget_depth() const {
-  const std::size_t s = slots();
-  return std::max(s + 1, (options_.budget + kEvaluationsPerDepth - 1) / kEvaluationsPerDepth);
+  const std::size_t s = slots(), b = options_.budget;
+  const std::size_t share = b / kEvaluationsPerDepth + (b % kEvaluationsPerDepth != 0);  // no overflow
+  return s + std::max<std::size_t>(share, 2) - 1;
 }
 
 // The mean prepare and measurement wall times (ms) of rates_ (0 when it is empty).

@@ -4,7 +4,8 @@
 // workers (one per GPU), the baseline first and alone. How many configurations are in flight
 // (queued, compiling, compiled and waiting, measuring) follows the measured compile and
 // measurement times (depth()), so that each proposal is made without as few outcomes as keep the
-// measuring workers busy. What becomes of an outcome is the client's (the loop: recorder.hpp).
+// measuring workers busy, and the budget caps it (one eighth of it on one GPU), so that a small
+// tuning's proposals know most outcomes. What becomes of an outcome is the client's (the loop: recorder.hpp).
 #pragma once
 
 #include <algorithm>

@@ -34,8 +34,8 @@ struct TuneOptions {
   /// without the outcomes of at most in_flight - 1 others. The defaults and `warm_start` are
   /// queued at the start regardless (and count). Overrides `batch`. 0 = automatic (`batch`
   /// unset): as many as keep the measuring workers busy, from the measured compile and
-  /// measurement times, at most ceil(budget / 8) (pipeline.cpp, depth()); with one compile
-  /// worker, one at a time.
+  /// measurement times, at most ceil(budget / 8) on one GPU, one more per further GPU
+  /// (pipeline.cpp, depth()); with one compile worker, one at a time.
   std::size_t in_flight = 0;
   std::size_t setup_failure_window = 6;  // this many identical failures with no success = SetupError
   std::ostream* progress = nullptr;      // when set, one line per `batch` outcomes (0: max(8, 2 x parallelism))
@@ -75,8 +75,9 @@ struct TuneReport {
   std::size_t in_flight = 0;
   bool in_flight_automatic = false;
   bool in_flight_every_worker = false;  // automatic, and every compile worker busy: compile-bound
-  /// Automatic, and the budget's cap (ceil(budget / 8), pipeline.cpp) was below what keeps the
-  /// GPU busy: that cap; 0 otherwise.
+  /// Automatic, and the budget's cap (ceil(budget / 8) on one GPU, one more per further GPU, at
+  /// least the GPUs + 1: pipeline.cpp, budget_depth()) was below what keeps the GPUs busy: that
+  /// cap; 0 otherwise.
   std::size_t in_flight_budget = 0;
   double mean_prepare_ms = 0, mean_measure_ms = 0;
   std::size_t rate_samples = 0;  // the new evaluations those means are over (at most 32)
