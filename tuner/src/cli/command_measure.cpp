@@ -67,7 +67,8 @@ int run_measure(const MeasureArgs& a) {
   ConfirmOptions options;
   options.rounds = a.rounds;
   const Confirmation c = confirm_near_ties(*backend, contenders, options);
-  std::cout << "[adaexplore] " << spec.name << ": " << counted(contenders.size(), "configuration") << " measured interleaved, "
+  std::cout << "[adaexplore] " << spec.name << ": " << counted(contenders.size(), "configuration")
+            << " measured interleaved, "
             << counted(a.rounds, "round") << " (" << backend->evaluation_mode() << "):\n";
   for (const auto& line : c.describe()) std::cout << "[adaexplore] " << spec.name << ": " << line << "\n";
   if (!a.json.empty()) std::ofstream(a.json) << c.to_json().dump(2) << "\n";

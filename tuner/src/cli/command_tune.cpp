@@ -163,10 +163,11 @@ CLI::Option* add_search_options(CLI::App* sub, TuneArgs* a) {
                   "outcomes of those (the defaults and a warm start are queued at once regardless). Default: "
                   "as many as keep the GPUs busy, ceil(1.5 x compile time / measurement time) + 1 per GPU "
                   "from the mean wall times of the last 32 evaluations, 8 until the first outcome, at most "
-                  "jobs + the GPUs measuring and, once the first outcome is in, at most ceil(budget / 8) + the GPUs - 1 "
-                  "(the budget of the size being tuned; one GPU at a budget of 25: 4), so that a small tuning's "
-                  "proposals know most outcomes; jobs + 1 on one GPU keeps every compile worker busy (most "
-                  "throughput, least informed proposals); fewer than the GPUs + 1 leaves GPUs idle")
+                  "jobs + the GPUs measuring and, once the first outcome is in, at most "
+                  "ceil(budget / 8) + the GPUs - 1 (the budget of the size being tuned; one GPU at a budget "
+                  "of 25: 4), so that a small tuning's proposals know most outcomes; jobs + 1 on one GPU "
+                  "keeps every compile worker busy (most throughput, least informed proposals); fewer than "
+                  "the GPUs + 1 leaves GPUs idle")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   sub->add_option("--size-transfer", a->size_transfer,
                   "a spec with \"sizes\": how a size tuned after others starts, right after the defaults. model "

@@ -141,8 +141,10 @@ void Coordinator::declare_lost(int rank, const std::string& why) {
     }
   }
   if (warnings_)
-    *warnings_ << "[adaexplore] warning: MPI rank " << rank << " " << why << ": lost; its " << counted(in_flight, "request")
-               << " in flight will go to other ranks, it gets no more work, and nothing it sends is recorded" << std::endl;
+    *warnings_ << "[adaexplore] warning: MPI rank " << rank << " " << why << ": lost; its "
+               << counted(in_flight, "request")
+               << " in flight will go to other ranks, it gets no more work, and nothing it sends is recorded"
+               << std::endl;
 }
 
 // The communication thread: the only caller of the Transport.

@@ -90,7 +90,8 @@ std::string profile_key(const Tuning& t, const Spec& spec, Backend* backend, con
   options.ncu = *ncu;
   options.time_cap_s = t.request.profile_time_limit_s;
   const auto targets = profile_targets_of(spec, *winner, outcomes, excluded);
-  t.out() << "[adaexplore] " << label << ": profiling " << counted(targets.size(), "configuration") << " with " << ncu->string()
+  t.out() << "[adaexplore] " << label << ": profiling " << counted(targets.size(), "configuration") << " with "
+          << ncu->string()
             << " (none started after " << t.request.profile_time_limit_s << " s)" << std::endl;
   const auto results = profile_targets(*program, targets, options);
   nlohmann::json batch = nlohmann::json::array();

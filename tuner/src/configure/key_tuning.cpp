@@ -29,17 +29,19 @@ std::string pipeline_line(const TuneReport& r, std::size_t jobs) {
   const std::string rates = std::string(times) + " (means over the last " +
                             counted(r.rate_samples, "new evaluation") + " measured after the defaults)";
   std::string line = "pipeline: at most " + counted(r.in_flight, "configuration") +
-                     " in flight (queued, compiling, waiting or measuring; " + counted(jobs, "compile worker") + ")";
+                     " in flight (queued, compiling, waiting or measuring; " + counted(jobs, "compile worker") +
+                     ")";
   if (!r.in_flight_automatic) return line + ", as asked (--in-flight, or the spec's in_flight); " + rates;
   line += " at the end of the tuning, a limit that follows the measured times";
   const std::string pin = "; --in-flight N (CMake: IN_FLIGHT N) pins it";
   // The budget's cap first: it can bind whatever the times say, none measured included.
   if (r.in_flight_budget)
-    return line + ": the budget's cap (ceil(budget / 8) on one GPU, one more per further GPU), below what would " +
+    return line +
+           ": the budget's cap (ceil(budget / 8) on one GPU, one more per further GPU), below what would "
            "keep the GPU busy, so that each proposal is made knowing all but a few outcomes; " + rates + pin;
   if (r.mean_measure_ms <= 0)
-    return line + ": every compile worker busy, since none of the last " + counted(r.rate_samples, "new evaluation") +
-           " reached the measurement" + pin;
+    return line + ": every compile worker busy, since none of the last " +
+           counted(r.rate_samples, "new evaluation") + " reached the measurement" + pin;
   if (r.in_flight_every_worker)
     return line + ": every compile worker busy, since the compiles are the bottleneck at " + rates + pin;
   return line + ": enough to keep the measurements busy at " + rates + pin;
@@ -138,8 +140,8 @@ void confirm_winner(const Tuning& t, const std::string& label, const std::filesy
   auto* cluster = dynamic_cast<ClusterBackend*>(&backend);
   const Confirmation c = confirm_near_ties(cluster ? cluster->local() : backend, contenders, confirm);
   t.out() << "[adaexplore] " << label << ": " << counted(contenders.size(), "configuration") << " within "
-          << confirm.margin * 100 << " % of the best, re-measured interleaved in " << counted(confirm.rounds, "round") << ":"
-          << std::endl;
+          << confirm.margin * 100 << " % of the best, re-measured interleaved in "
+          << counted(confirm.rounds, "round") << ":" << std::endl;
   for (const auto& line : c.describe()) t.out() << "[adaexplore] " << label << ": " << line << "\n";
   nlohmann::json verdict = c.to_json();
   verdict["key"] = key;
@@ -241,7 +243,8 @@ std::vector<Config> size_start(const Tuning& t, const Spec& spec, const KeyExtra
   }
   t.out() << "[adaexplore] " << label << ": start: " << counted(start.size(), "configuration")
           << " predicted by the model from sizes " << extras.transfer_sizes << " ("
-          << counted(successes, "successful evaluation") << " there); " << winners << " of them among the other sizes' best" << std::endl;
+          << counted(successes, "successful evaluation") << " there); " << winners
+          << " of them among the other sizes' best" << std::endl;
   return start;
 }
 

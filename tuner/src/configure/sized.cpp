@@ -86,7 +86,8 @@ std::optional<SizeHeaderEntry> sized_entry(const Tuning& t, const Spec& spec, co
   e.info.winner = crowned(z, excluded);
   if (!e.info.winner) {
     t.err() << t.request.command << ": " << z.label << ": no configuration ran and verified at this size and is "
-            << "usable at every other (" << counted(stored.outcomes.size(), "evaluation") << " in " << z.place.results.string()
+            << "usable at every other (" << counted(stored.outcomes.size(), "evaluation") << " in "
+            << z.place.results.string()
             << "); no header written\n";
     return std::nullopt;
   }
@@ -130,7 +131,8 @@ void write_sized_header(const Tuning& t, const Spec& spec, const std::vector<Siz
   for (const auto& e : entries)
     t.out() << "[adaexplore] " << spec.name << ": " << e.size << ": best " << e.info.winner->label << " "
             << *e.info.winner->objective << " ms" << std::endl;
-  t.out() << "[adaexplore] " << spec.name << ": " << counted(entries.size(), "size") << "; header " << result.header.string()
+  t.out() << "[adaexplore] " << spec.name << ": " << counted(entries.size(), "size") << "; header "
+          << result.header.string()
           << (result.header_changed ? " written" : " unchanged") << std::endl;
   record_keys(states, entries, {}, result);
   result.ending = Ending::header_written;
@@ -375,7 +377,8 @@ void SizedRun::verify_winners() {
             std::find(extras.warm_start.begin(), extras.warm_start.end(), w) == extras.warm_start.end())
           extras.warm_start.push_back(w);
       if (extras.warm_start.empty()) continue;
-      t_.out() << "[adaexplore] " << z.label << ": verifying " << counted(extras.warm_start.size(), "winner") << " of other sizes at this size"
+      t_.out() << "[adaexplore] " << z.label << ": verifying " << counted(extras.warm_start.size(), "winner")
+               << " of other sizes at this size"
                << std::endl;
       Spec verify = z.spec;
       verify.budget_evaluations = z.outcomes.size() + extras.warm_start.size();

@@ -24,11 +24,11 @@ namespace {
 // (TuneOptions::warm_start) are queued at the start regardless and count as in flight.
 //
 // The budget caps that depth at ceil(budget / kEvaluationsPerDepth) on one GPU, one more per
-// further GPU, and never below the GPUs plus one (budget_depth()): a tuning of 25 evaluations that kept every compile worker of a 16-core
-// machine busy (17 in flight) made its 17 proposals after the start knowing only the start's
-// outcomes. Replayed on the six failure spaces (bench/pipeline_depth.py, 100 seeds, paired
-// against 17 in flight; docs/pipeline-depth-benchmark.md has the depths 4, 7, 13 and 17): 4 in
-// flight +0.049 +- 0.008 of the ratio optimum / best at 25 evaluations, 7 +0.035 +- 0.004 at 50,
+// further GPU, and never below the GPUs plus one (budget_depth()): a tuning of 25 evaluations
+// that kept every compile worker of a 16-core machine busy (17 in flight) made its 17 proposals
+// after the start knowing only the start's outcomes. Replayed on the six failure spaces
+// (bench/pipeline_depth.py, 100 seeds, paired against 17 in flight;
+// docs/pipeline-depth-benchmark.md has the depths 4, 7, 13 and 17): 4 in flight +0.049 +- 0.008 of the ratio optimum / best at 25 evaluations, 7 +0.035 +- 0.004 at 50,
 // 13 +0.003 +- 0.002 at 100; on an H100, the gemm example at budget 25, +0.079 +- 0.046 over 10
 // seeds (docs/results/2026-12-06-h100-smallbudget-sizemodel). The price is GPU idle time in a
 // compile-bound tuning (docs/throughput.md, 'Pipeline depth').

@@ -5,7 +5,8 @@
 // (queued, compiling, compiled and waiting, measuring) follows the measured compile and
 // measurement times (depth()), so that each proposal is made without as few outcomes as keep the
 // measuring workers busy, and the budget caps it (one eighth of it on one GPU), so that a small
-// tuning's proposals know most outcomes. What becomes of an outcome is the client's (the loop: recorder.hpp).
+// tuning's proposals know most outcomes. What becomes of an outcome is the client's (the loop:
+// recorder.hpp).
 #pragma once
 
 #include <algorithm>
