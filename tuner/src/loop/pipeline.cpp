@@ -28,9 +28,10 @@ namespace {
 // that kept every compile worker of a 16-core machine busy (17 in flight) made its 17 proposals
 // after the start knowing only the start's outcomes. Replayed on the six failure spaces
 // (bench/pipeline_depth.py, 100 seeds, paired against 17 in flight;
-// docs/pipeline-depth-benchmark.md has the depths 4, 7, 13 and 17): 4 in flight +0.049 +- 0.008 of the ratio optimum / best at 25 evaluations, 7 +0.035 +- 0.004 at 50,
-// 13 +0.003 +- 0.002 at 100; on an H100, the gemm example at budget 25, +0.079 +- 0.046 over 10
-// seeds (docs/results/2026-12-06-h100-smallbudget-sizemodel). The price is GPU idle time in a
+// docs/pipeline-depth-benchmark.md has the depths 4, 7, 13 and 17): 4 in flight +0.049 +- 0.008
+// of the ratio optimum / best at 25 evaluations, 7 +0.035 +- 0.004 at 50, 13 +0.003 +- 0.002
+// at 100; on an H100, the gemm example at budget 25, +0.079 +- 0.046 over 10 seeds
+// (docs/results/2026-12-06-h100-smallbudget-sizemodel). The price is GPU idle time in a
 // compile-bound tuning (docs/throughput.md, 'Pipeline depth').
 constexpr std::size_t kBlindDepth = 8;
 constexpr std::size_t kEvaluationsPerDepth = 8;
