@@ -17,6 +17,10 @@ Usage:
   A variant's options may say "launch": "spec": each file's declared launch shape
   (search_quality.LAUNCH, the behavioural features' source), e.g.
   --variant features=build/tuner/adaexplore-tuner='{"behaviour": true, "launch": "spec"}'.
+  A variant's options may say "in_flight": N (not a strategy option): the replay runs as a tuning
+  with N configurations in flight (`replay --in-flight N`) instead of rounds of 8, e.g. the depth a
+  real tuning keeps at that budget (4 at 25 on one GPU, tuner/src/loop/pipeline.cpp):
+  --variant depth4=build/tuner/adaexplore-tuner='{"in_flight": 4}'.
 """
 import argparse
 import json
@@ -96,8 +100,15 @@ def replay(task, args):
         else:
             parsed["launch"] = launch
         options = json.dumps(parsed)
+    in_flight = parsed.pop("in_flight", None)  # the replay's, not the strategy's
+    if in_flight is not None:
+        if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
+            raise SystemExit(f"variant {name}: in_flight {in_flight!r}: expected a positive integer")
+        options = json.dumps(parsed)
     argv = [tuner, "replay", "--cache", str(path), "--strategy", args.strategy, "--budget", str(budget),
             "--seed", str(args.first), "--repeat", str(args.seeds), "--strategy-options", options]
+    if in_flight is not None:
+        argv += ["--in-flight", str(in_flight)]
     for r in search_quality.RESTRICTIONS[path.parent.name]:
         argv += ["--constraint", r]
     proc = subprocess.run(argv, capture_output=True, text=True)
