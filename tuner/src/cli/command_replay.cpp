@@ -226,8 +226,13 @@ int run_replay(ReplayArgs a) {
   ReplayBackend backend(cache);
   describe_space(cache, backend);
   const auto& optimum = backend.optimum();
+  // With --device-transfer model the other GPU's evaluations are read with its best, in one pass.
+  std::vector<StrategyOptions::SizedOutcome> device_records;
   std::vector<Config> warm =
-      a.warm_start.empty() ? std::vector<Config>{} : warm_start_configs(a.warm_start, a.warm_start_count, cache.space, std::cerr);
+      a.warm_start.empty()
+          ? std::vector<Config>{}
+          : warm_start_configs(a.warm_start, a.warm_start_count, cache.space, std::cerr,
+                               a.device_transfer == "model" ? &device_records : nullptr);
   SizeTransfer transfer;
   ReplayTransfer later;  // the strategy's model picks the start from the records, else the winners
   if (!a.transfer.empty()) {
@@ -240,8 +245,7 @@ int run_replay(ReplayArgs a) {
   if (!a.warm_start.empty() && a.device_transfer == "model") {
     // The other GPU's evaluations go to the strategy's model, which picks the start (its best
     // configurations among them as the winners); without a model, the winners alone.
-    const auto records = device_records(a.warm_start, cache.space);
-    later.records.insert(later.records.end(), records.begin(), records.end());
+    later.records.insert(later.records.end(), device_records.begin(), device_records.end());
     later.winners.insert(later.winners.begin(), warm.begin(), warm.end());
     later.count += warm.size();
     warm.clear();

@@ -74,10 +74,16 @@ std::vector<Outcome> trace_outcomes(const std::string& option, const std::string
 // --warm-start: the `count` best successful configurations of a replay trace (`--json` of one
 // replay) that are configurations of this space, lowest objective first.
 std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space,
-                                       std::ostream& log) {
+                                       std::ostream& log, std::vector<StrategyOptions::SizedOutcome>* records) {
   std::size_t foreign = 0;
+  const std::vector<Outcome> outcomes = trace_outcomes("--warm-start", path, space, foreign);
+  if (records)
+    for (auto& r : sized_records(path, outcomes)) {
+      r.device = path;
+      records->push_back(std::move(r));
+    }
   std::vector<std::pair<double, Config>> ranked;
-  for (const auto& o : trace_outcomes("--warm-start", path, space, foreign))
+  for (const auto& o : outcomes)
     if (is_success(o.status)) ranked.emplace_back(*o.objective, o.config);
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Config> out;
@@ -94,13 +100,6 @@ std::vector<Config> warm_start_configs(const std::string& path, std::size_t coun
               << ": no successful evaluation in it is a configuration of this space; is it a trace of the "
                  "same kernel?"
               << std::endl;
-  return out;
-}
-
-std::vector<StrategyOptions::SizedOutcome> device_records(const std::string& path, const Space& space) {
-  std::size_t foreign = 0;
-  std::vector<StrategyOptions::SizedOutcome> out = sized_records(path, trace_outcomes("--warm-start", path, space, foreign));
-  for (auto& r : out) r.device = path;
   return out;
 }
 

@@ -22,12 +22,13 @@ std::vector<Outcome> trace_outcomes(const std::string& option, const std::string
                                     std::size_t& foreign);
 /// --warm-start: the `count` best successful configurations of the trace at `path` that are
 /// configurations of `space`, lowest objective first; how many, and a warning when none, to `log`.
+/// With `records` (--device-transfer model), the same reading of the trace also appends its
+/// evaluations that are configurations of `space` to it, as records of another GPU
+/// (StrategyOptions::SizedOutcome::device: the trace's path) with the size the trace records
+/// (sized_records), for the strategy's model.
 std::vector<Config> warm_start_configs(const std::string& path, std::size_t count, const Space& space,
-                                       std::ostream& log);
-/// --warm-start with --device-transfer model: the trace's evaluations at `path` that are
-/// configurations of `space`, as records of another GPU (StrategyOptions::SizedOutcome::device:
-/// the trace's path), with the size the trace records (sized_records) for the strategy's model.
-std::vector<StrategyOptions::SizedOutcome> device_records(const std::string& path, const Space& space);
+                                       std::ostream& log,
+                                       std::vector<StrategyOptions::SizedOutcome>* records = nullptr);
 /// --transfer: what `tune` gives a problem size from the other sizes (sizes.hpp transfer_from),
 /// from their traces at `paths`, nearest size first; described in one line to `log`. With
 /// `records`, the traces' evaluations with the size each trace says (replay_backend.hpp
