@@ -99,12 +99,10 @@ def replay(task, args):
             del parsed["launch"]
         else:
             parsed["launch"] = launch
-        options = json.dumps(parsed)
     in_flight = parsed.pop("in_flight", None)  # the replay's, not the strategy's
-    if in_flight is not None:
-        if not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1:
-            raise SystemExit(f"variant {name}: in_flight {in_flight!r}: expected a positive integer")
-        options = json.dumps(parsed)
+    if in_flight is not None and (not isinstance(in_flight, int) or isinstance(in_flight, bool) or in_flight < 1):
+        raise SystemExit(f"variant {name}: in_flight {in_flight!r}: expected a positive integer")
+    options = json.dumps(parsed)
     argv = [tuner, "replay", "--cache", str(path), "--strategy", args.strategy, "--budget", str(budget),
             "--seed", str(args.first), "--repeat", str(args.seeds), "--strategy-options", options]
     if in_flight is not None:

@@ -170,10 +170,11 @@ void Pipeline::note_depth(TuneReport& report) const {
   if (options_.in_flight) {
     report.in_flight = options_.in_flight;
   } else if (!options_.batch && ahead() > 1 && !rates_.empty()) {  // nothing new: nothing to say
-    report.in_flight = depth();
+    const std::size_t throughput = throughput_depth(), cap = budget_depth();
+    report.in_flight = std::min(throughput, cap);  // depth(), rates_ not empty
     report.in_flight_automatic = true;
     report.in_flight_every_worker = report.in_flight == ahead() + slots();
-    report.in_flight_budget = budget_depth() < throughput_depth() ? budget_depth() : 0;
+    report.in_flight_budget = cap < throughput ? cap : 0;
   }
 }
 
